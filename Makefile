@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# anon-workingset: top-level entry points.  `make test` and `make run` do
+# every missing setup step themselves (packages, kernel, rootfs, module,
+# workloads) and rebuild only what changed.  Outputs go to build/ (ignored);
+# experiment results to results/.
+#
+#   make test        host unit tests + guest test suite, ends "N passed, N failed"
+#   make run         policy experiment in one boot (PLAN=short|full)
+#   make sim         trace simulator: each policy vs Belady's OPT
+#   make stress      longer reliability campaign in the guest
+#   make shell       interactive guest on the serial console
+#   VARIANT=debug    any of the above on the debug kernel (KASAN, lockdep, ...)
+
+VARIANT ?= default
+PLAN ?= short
+B := build
+KOBJ := $(B)/kernel-$(VARIANT)
+KCC := ccache gcc
+TOOLS_IMG := $(B)/tools-$(VARIANT).img
+DEPS := linux-source-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
+	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse \
+	gnuplot python3-matplotlib
+UNIT_BINDIR := $(B)/userspace-tests
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+
+.PHONY: all deps kernel rootfs module userspace tools unit test run sim \
+	stress shell clean distclean check-style FORCE
+
+all: kernel rootfs module userspace tools
+
+# Idempotent: only calls apt-get when a package is missing.
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo ">> deps: apt-get install$$(echo $$missing | sed 's/^/ /')"; \
+		mkdir -p $(B)/logs; \
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing || \
+		  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; }; \
+		} >$(B)/logs/apt.log 2>&1 || { tail -n 20 $(B)/logs/apt.log; \
+		  echo "error: apt-get install failed, see $(B)/logs/apt.log"; exit 1; }; \
+	fi
+
+kernel: deps
+	@bash qemu/build-kernel.sh $(VARIANT)
+
+rootfs: deps
+	@bash qemu/build-rootfs.sh
+
+module: kernel
+	@bash qemu/build-modules.sh $(VARIANT)
+
+userspace:
+	@$(MAKE) -s --no-print-directory -C userspace/workloads O=$(abspath $(B))/userspace
+	@$(MAKE) -s --no-print-directory -C userspace/sim O=$(abspath $(B))/userspace
+
+tools: module userspace
+	@bash qemu/make-tools-disk.sh $(VARIANT)
+
+unit:
+	@$(MAKE) -s --no-print-directory -C userspace/tests O=$(abspath $(UNIT_BINDIR))
+
+test: deps
+	@bash qemu/test.sh $(VARIANT)
+
+run: deps kernel rootfs tools
+	@bash qemu/experiment.sh $(PLAN)
+
+sim: userspace
+	@bash qemu/sim.sh
+
+stress: deps kernel rootfs tools
+	@bash qemu/stress.sh $(VARIANT)
+
+shell: deps kernel rootfs tools
+	@bash qemu/run-guest.sh --plan shell --interactive --variant $(VARIANT)
+
+# Kernel style on the C we own (module, policy core) and on the patch series.
+check-style: kernel
+	@bash qemu/check-style.sh $(VARIANT)
+
+clean:
+	rm -rf $(B)/module-* $(B)/userspace $(B)/userspace-tests $(B)/tools-* $(B)/runs
+
+distclean:
+	rm -rf $(B)

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build anon_workingset.ko and the harness smoke module against
+# build/kernel-<variant>.  Sources are mirrored into build/module-<variant>/
+# (module/, include/, smoke/) so that kbuild's outputs never land in the
+# source tree; cp -p keeps timestamps, so kbuild recompiles only what changed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+VARIANT=${1:-default}
+OBJ=$AWS_BUILD/kernel-$VARIANT
+OUT=$AWS_BUILD/module-$VARIANT
+[ -f "$OBJ/Module.symvers" ] || die "$OBJ is not built (run: make kernel VARIANT=$VARIANT)"
+
+stage "module: build anon_workingset.ko + aws_smoke.ko ($VARIANT)"
+mkdir -p "$OUT/module" "$OUT/include" "$OUT/smoke"
+cp -p "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$OUT/module/"
+cp -p "$AWS_TOP"/include/*.h "$OUT/include/"
+cp -p "$AWS_TOP"/qemu/smoke-module/* "$OUT/smoke/"
+for m in module smoke; do
+	make -C "$OBJ" M="$OUT/$m" CC="ccache gcc" W=1 modules >"$AWS_LOGS/module-$m-$VARIANT.log" 2>&1 || {
+		grep -E 'error|warning' "$AWS_LOGS/module-$m-$VARIANT.log" | head -20 >&2
+		die "module build failed, see $AWS_LOGS/module-$m-$VARIANT.log"
+	}
+	if grep -q 'warning:' "$AWS_LOGS/module-$m-$VARIANT.log"; then
+		grep 'warning:' "$AWS_LOGS/module-$m-$VARIANT.log" >&2
+		die "module build has warnings, see $AWS_LOGS/module-$m-$VARIANT.log"
+	fi
+done
+stage_done

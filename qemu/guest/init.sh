@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest PID 1 (exec'd by /sbin/aws-init from the rootfs): set up /tmp,
+# cgroup v2, debugfs and swap on /dev/vdc, run the plan named by aws.plan= on
+# the kernel command line, write /tmp/results as a tar onto /dev/vdd and
+# power off.  Plan output goes to the console (ttyS0) and to ttyS1, the
+# clean channel the host parses for KTAP.
+export PATH=/mnt/tools/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export AWS_TOOLS=/mnt/tools HOME=/root LANG=C
+cd /
+
+mount -t tmpfs -o size=64m tmp /tmp
+mount -t cgroup2 none /sys/fs/cgroup
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+mkdir -p /tmp/results
+echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^aws\.$1=//p" | tail -n 1; }
+PLAN=$(arg plan)
+export AWS_PLAN=$PLAN AWS_ARGS=$(arg args | tr ',' ' ')
+
+if ! mkswap -q /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then
+	echo "# aws-guest: FATAL: cannot enable swap on /dev/vdc" | tee /dev/ttyS1
+fi
+
+if [ "$PLAN" = shell ]; then
+	echo "anon-workingset guest shell: tools in /mnt/tools, 'exit' powers off"
+	setsid -c /bin/bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
+else
+	bash "$AWS_TOOLS/guest/plans/$PLAN.sh" 2>&1 | tee /dev/ttyS1
+fi
+
+tar -C /tmp/results -cf /dev/vdd . 2>/dev/null
+sync
+swapoff -a
+echo "# aws-guest: done" >/dev/ttyS1
+echo "# aws-guest: done"
+echo o >/proc/sysrq-trigger
+sleep 30

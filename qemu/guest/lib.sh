@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for guest test suites: KTAP output (one subtest per case) and the
+# small pieces every suite needs (module load, vmstat, cgroups).  A suite is
+# a bash script in qemu/guest/tests/ that sources this file, calls ok/fail/
+# check/skip for each case and ends with 'ktap_end'.  qemu/guest/run-suites.sh
+# nests its output under a top-level KTAP line per suite.
+
+AWS_TOOLS=${AWS_TOOLS:-/mnt/tools}
+AWS_MOD=$AWS_TOOLS/module/anon_workingset.ko
+AWS_PARAMS=/sys/module/anon_workingset/parameters
+KTAP_N=0
+KTAP_FAILED=0
+
+echo "KTAP version 1"
+echo "# Subtest: $(basename "$0" .sh)"
+ok() { KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $*"; }
+fail() {
+	KTAP_N=$((KTAP_N + 1)); KTAP_FAILED=$((KTAP_FAILED + 1))
+	local name=$1
+	shift
+	echo "not ok $KTAP_N $name${*:+ # $*}"
+}
+skip() { local name=$1; shift; KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $name # SKIP $*"; }
+diag() { echo "# $*"; }
+# check NAME CMD...: one case that passes iff CMD succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else fail "$name" "failed: $*"; fi
+}
+# expect NAME WHAT GOT OP WANT: numeric comparison case with the figures in the line.
+expect() {
+	local name=$1 what=$2 got=$3 op=$4 want=$5
+	if [ "$got" "$op" "$want" ] 2>/dev/null; then
+		ok "$name # $what=$got ($op $want)"
+	else
+		fail "$name" "$what=$got, wanted $op $want"
+	fi
+}
+ktap_end() { echo "1..$KTAP_N"; [ "$KTAP_FAILED" = 0 ]; }
+
+vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
+meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+aws_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/anon_workingset; }
+
+mod_load() { lsmod | grep -q '^anon_workingset ' || insmod "$AWS_MOD" "$@"; }
+mod_unload() { ! lsmod | grep -q '^anon_workingset ' || rmmod anon_workingset; }
+set_policy() { echo "$1" >"$AWS_PARAMS/policy"; }
+get_policy() { cat "$AWS_PARAMS/policy"; }
+
+# cg_run NAME LIMIT CMD...: run CMD in a fresh cgroup with memory.max=LIMIT
+# (swap unlimited), then remove the cgroup.
+cg_run() {
+	local cg=/sys/fs/cgroup/$1 lim=$2 rc
+	shift 2
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	mkdir -p "$cg" && echo "$lim" >"$cg/memory.max" || return 1
+	(echo $BASHPID >"$cg/cgroup.procs" && exec "$@")
+	rc=$?
+	rmdir "$cg" 2>/dev/null
+	return $rc
+}
+# result_get LINE KEY: value of KEY in a 'RESULT k=v ...' line
+result_get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }

@@ -1,0 +1,4 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The `make test` guest plan: every guest suite, in dependency order.
+exec bash "$AWS_TOOLS/guest/run-suites.sh" ${AWS_ARGS:-harness}

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run guest test suites as KTAP: each suite's cases become a nested subtest,
+# each suite one top-level result.  A suite that exceeds its time budget
+# (AWS_SUITE_TIMEOUT, default 600 s) is killed and fails.
+# usage: run-suites.sh SUITE...   (names of scripts in qemu/guest/tests/)
+T=${AWS_TOOLS:-/mnt/tools}/guest/tests
+echo "KTAP version 1"
+echo "1..$#"
+i=0
+for suite in "$@"; do
+	i=$((i + 1))
+	timeout -k 10 "${AWS_SUITE_TIMEOUT:-600}" bash "$T/$suite.sh" 2>&1 | sed -u 's/^/    /'
+	rc=${PIPESTATUS[0]}
+	case $rc in
+	0) echo "ok $i $suite" ;;
+	124|137) echo "not ok $i $suite # TIMEOUT after ${AWS_SUITE_TIMEOUT:-600}s" ;;
+	*) echo "not ok $i $suite # exit status $rc" ;;
+	esac
+done

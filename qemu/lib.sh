@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the host-side harness scripts in qemu/: paths, logging,
+# stage timing and hashing. Sourced, never executed.
+
+AWS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+AWS_BUILD=${AWS_BUILD:-$AWS_TOP/build}
+AWS_LOGS=$AWS_BUILD/logs
+AWS_SRC_PARENT=$AWS_BUILD/src
+AWS_SRC=$AWS_SRC_PARENT/linux-source-6.1
+AWS_TARBALL=${AWS_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+mkdir -p "$AWS_LOGS"
+
+die() { echo "error: $*" >&2; exit 1; }
+note() { echo "  $*"; }
+
+# stage NAME: print a stage header; stage_done prints how long it took.
+stage() {
+	AWS_STAGE=$1
+	AWS_STAGE_T0=$(date +%s.%N)
+	echo ">> $AWS_STAGE"
+}
+stage_done() {
+	local t1
+	t1=$(date +%s.%N)
+	printf '<< %s: %.1f s%s\n' "$AWS_STAGE" "$(echo "$t1 - $AWS_STAGE_T0" | bc)" "${1:+ ($1)}"
+}
+
+# run_logged LOG CMD...: run CMD with all output in LOG; on failure show the
+# tail of LOG and fail.
+run_logged() {
+	local log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		echo "error: '$*' failed; last lines of $log:" >&2
+		tail -n 30 "$log" >&2
+		return 1
+	fi
+}
+
+# progress LOG PID LABEL: while PID runs, print a one-line progress report
+# every 15 s (lines written to LOG so far), so long stages are visibly alive
+# without flooding the terminal.
+progress() {
+	local log=$1 pid=$2 label=$3 t0=$SECONDS
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 15
+		kill -0 "$pid" 2>/dev/null || break
+		printf '   %s: %d s, %d log lines, last: %.70s\n' "$label" \
+			$((SECONDS - t0)) "$(wc -l <"$log")" "$(tail -n 1 "$log" | tr -d '\r')"
+	done
+}
+
+hash_files() { cat "$@" 2>/dev/null | sha256sum | cut -c1-16; }
+
+kernel_pkg_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+		die "linux-source-6.1 is not installed (run: make deps)"
+}
+
+# The patch series, in order: patches/series if present, else patches/*.patch.
+patch_series() {
+	if [ -f "$AWS_TOP/patches/series" ]; then
+		grep -v '^\s*\(#\|$\)' "$AWS_TOP/patches/series" | sed "s|^|$AWS_TOP/patches/|"
+	else
+		ls "$AWS_TOP"/patches/*.patch 2>/dev/null || true
+	fi
+}
