@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * anon_workingset.h - what the parts of anon_workingset.ko share
+ *
+ * The module is split by concern: aws_main.c loads and unloads it and owns
+ * the global state, aws_params.c validates and applies the policy and ratio
+ * parameters, aws_clock.c keeps the private anon non-resident clocks,
+ * aws_hooks.c implements the hook table on top of the policy core in
+ * include/anon_ws_policy.h, and aws_stats.c counts what the hooks do and
+ * shows it in /proc/anon_workingset.
+ */
+#ifndef _ANON_WORKINGSET_H
+#define _ANON_WORKINGSET_H
+
+#include <linux/anon_ws_hooks.h>
+#include <linux/percpu.h>
+
+#include "anon_ws_policy.h"
+
+struct lruvec;
+
+/* aws_main.c */
+extern enum aws_policy aws_policy;
+extern unsigned int aws_ratio;
+extern struct aws_shadow_layout aws_layout;
+extern bool aws_live;
+extern const struct anon_ws_ops aws_ops;
+void aws_sweep_shadows(void);
+
+/* aws_clock.c */
+int aws_clock_init(void);
+void aws_clock_exit(void);
+unsigned long aws_clock_read(enum aws_clock clock, struct lruvec *lruvec);
+void aws_clock_age(enum aws_clock clock, struct lruvec *lruvec,
+		   unsigned long nr_pages);
+unsigned long aws_anon_age(int nid);
+
+/* aws_stats.c */
+enum aws_counter {
+	AWS_PLACED_ACTIVE,	/* new anon folios started active */
+	AWS_PLACED_INACTIVE,	/* new anon folios started inactive */
+	AWS_SWAPINS,		/* swap-ins seen (pages) */
+	AWS_EVICTIONS,		/* anon evictions that left a shadow (pages) */
+	AWS_EVICTIONS_NOSHADOW,	/* anon evictions without shadow (pages) */
+	AWS_REFAULTS,		/* swap-ins that found our shadow (pages) */
+	AWS_REFAULTS_STALE,	/* shadow of a dead memcg or bad node */
+	AWS_ACTIVATIONS,	/* refaults within the workingset (pages) */
+	AWS_RESTORES,		/* activations of former workingset pages */
+	AWS_REF_ACTIVATIONS,	/* first-reference activations in reclaim */
+	AWS_SWAPIN_ACTIVATIONS,	/* activations of faulted swap-in folios */
+	AWS_NR_COUNTERS
+};
+
+struct aws_counters {
+	unsigned long count[AWS_NR_COUNTERS];
+	unsigned long hist[AWS_HIST_BUCKETS];
+};
+DECLARE_PER_CPU(struct aws_counters, aws_counters);
+
+static inline void aws_count(enum aws_counter c, unsigned long nr)
+{
+	this_cpu_add(aws_counters.count[c], nr);
+}
+
+static inline void aws_count_distance(unsigned long distance,
+				      unsigned long workingset_size)
+{
+	this_cpu_inc(aws_counters.hist[aws_hist_bucket(distance,
+						       workingset_size)]);
+}
+
+extern atomic_long_t aws_sweeps, aws_switches;
+int aws_stats_init(void);
+void aws_stats_exit(void);
+
+#endif /* _ANON_WORKINGSET_H */

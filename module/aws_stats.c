@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aws_stats.c - counters and /proc/anon_workingset
+ *
+ * Hooks count into per-CPU counters (this_cpu ops: safe from any context,
+ * no locks).  /proc/anon_workingset sums them into a stable, line-oriented
+ * "key value" format in the style of /proc/vmstat; the keys are documented
+ * in docs/proc-anon_workingset.md and only ever get added, never renamed.
+ *
+ * Refault distances say a lot about another tenant's memory use, so the file
+ * is readable by root only (mode 0600).  Writing "reset" zeroes the counters
+ * (needs CAP_SYS_ADMIN as well); any other write fails with -EINVAL.
+ * Counters are summed without stopping the hooks, so a reset that races
+ * with reclaim may keep a few events of the old period.
+ */
+#include <linux/capability.h>
+#include <linux/memcontrol.h>
+#include <linux/nodemask.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "anon_workingset.h"
+
+DEFINE_PER_CPU(struct aws_counters, aws_counters);
+atomic_long_t aws_sweeps, aws_switches;
+
+static const char * const aws_counter_names[AWS_NR_COUNTERS] = {
+	[AWS_PLACED_ACTIVE] = "placed_active",
+	[AWS_PLACED_INACTIVE] = "placed_inactive",
+	[AWS_SWAPINS] = "swapins",
+	[AWS_EVICTIONS] = "evictions",
+	[AWS_EVICTIONS_NOSHADOW] = "evictions_noshadow",
+	[AWS_REFAULTS] = "refaults",
+	[AWS_REFAULTS_STALE] = "refaults_stale",
+	[AWS_ACTIVATIONS] = "activations",
+	[AWS_RESTORES] = "restores",
+	[AWS_REF_ACTIVATIONS] = "ref_activations",
+	[AWS_SWAPIN_ACTIVATIONS] = "swapin_activations",
+};
+
+static void aws_sum(struct aws_counters *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		struct aws_counters *c = per_cpu_ptr(&aws_counters, cpu);
+
+		for (i = 0; i < AWS_NR_COUNTERS; i++)
+			sum->count[i] += READ_ONCE(c->count[i]);
+		for (i = 0; i < AWS_HIST_BUCKETS; i++)
+			sum->hist[i] += READ_ONCE(c->hist[i]);
+	}
+}
+
+static void aws_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&aws_counters, cpu), 0,
+		       sizeof(struct aws_counters));
+	atomic_long_set(&aws_sweeps, 0);
+	atomic_long_set(&aws_switches, 0);
+}
+
+static int aws_show(struct seq_file *m, void *v)
+{
+	struct aws_counters sum;
+	int nid, i, log;
+
+	seq_puts(m, "version 1\n");
+	seq_printf(m, "policy %s\n", aws_policy_name(READ_ONCE(aws_policy)));
+	if (READ_ONCE(aws_ratio) == AWS_RATIO_AUTO)
+		seq_puts(m, "ratio auto\n");
+	else
+		seq_printf(m, "ratio %u\n", READ_ONCE(aws_ratio));
+	seq_printf(m, "hooks_live %d\n", anon_ws_classic_lru());
+	seq_printf(m, "eviction_bits %u\n", aws_layout.eviction_bits);
+	seq_printf(m, "bucket_order %u\n", aws_layout.bucket_order);
+	for_each_online_node(nid) {
+		struct lruvec *lruvec = mem_cgroup_lruvec(NULL, NODE_DATA(nid));
+
+		seq_printf(m, "node%d_anon_age %lu\n", nid, aws_anon_age(nid));
+		seq_printf(m, "node%d_file_age %ld\n", nid,
+			   atomic_long_read(&lruvec->nonresident_age));
+	}
+	aws_sum(&sum);
+	for (i = 0; i < AWS_NR_COUNTERS; i++)
+		seq_printf(m, "%s %lu\n", aws_counter_names[i], sum.count[i]);
+	seq_printf(m, "sweeps %ld\n", atomic_long_read(&aws_sweeps));
+	seq_printf(m, "switches %ld\n", atomic_long_read(&aws_switches));
+	for (i = 0; i < AWS_HIST_BUCKETS; i++) {
+		log = aws_hist_bucket_log(i);
+		if (log > AWS_HIST_MAX_LOG)
+			seq_printf(m, "refault_dist_log2_inf %lu\n", sum.hist[i]);
+		else
+			seq_printf(m, "refault_dist_log2_%c%d %lu\n",
+				   log < 0 ? 'm' : 'p', abs(log), sum.hist[i]);
+	}
+	return 0;
+}
+
+static int aws_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, aws_show, NULL);
+}
+
+static ssize_t aws_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	char buf[8];
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (count == 0 || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	/* Exactly "reset", optionally with one newline; no embedded NUL. */
+	if (count < 5 || memcmp(buf, "reset", 5) ||
+	    (count == 6 && buf[5] != '\n') || count > 6)
+		return -EINVAL;
+	aws_reset();
+	return count;
+}
+
+static const struct proc_ops aws_proc_ops = {
+	.proc_open = aws_open,
+	.proc_read = seq_read,
+	.proc_lseek = seq_lseek,
+	.proc_release = single_release,
+	.proc_write = aws_write,
+};
+
+static struct proc_dir_entry *aws_proc;
+
+int aws_stats_init(void)
+{
+	aws_proc = proc_create("anon_workingset", 0600, NULL, &aws_proc_ops);
+	return aws_proc ? 0 : -ENOMEM;
+}
+
+void aws_stats_exit(void)
+{
+	proc_remove(aws_proc);
+}
