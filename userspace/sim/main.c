@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aws-sim - replay a page-access trace through the anon LRU policies of
+ * include/anon_ws_policy.h, plain LRU and Belady's OPT.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+
+/*
+ * Replay speed is measured in CPU time of this thread: the simulator is
+ * single threaded, and wall time on a shared machine mostly measures the
+ * neighbours.
+ */
+double sim_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: aws-sim [options]\n"
+"trace (one of):\n"
+"  --pattern thrash|protect|zipf  built-in generator (default thrash)\n"
+"  --trace FILE                  text or binary trace (docs/trace-format.md)\n"
+"generator knobs:\n"
+"  --scale S          multiply every size, frames included (default 1)\n"
+"  --rounds N         repetitions of the measured phase (default 20)\n"
+"  --warmup N         passes that establish the hot set (default 8)\n"
+"  --alpha A          zipf exponent (default 0.9)\n"
+"  --zipf-pages N     zipf footprint in pages (default 2 x frames)\n"
+"  --accesses N       zipf trace length (default 10000000)\n"
+"  --seed N           zipf random seed (default 1)\n"
+"model:\n"
+"  --frames N         frames in pages (default 280 MiB / 4 KiB x scale)\n"
+"  --frames-mb MB     frames in MiB (x scale)\n"
+"  --ratio auto|N     inactive:active ratio parameter (default 1, seed 1:1)\n"
+"  --policies LIST    comma list of stock,baseline,protect,detect,upstream,\n"
+"                     lru,opt (default baseline,protect,detect,upstream,\n"
+"                     lru,opt)\n"
+"  --fault-young      the faulting access leaves the PTE young\n"
+"  --refault-deactivate  age the active list after refault activations\n"
+"                     (prepare_scan_count(); off: ratio only)\n"
+"  --bucket-order N   force the shadow bucket_order (default: derived)\n"
+"  --clock-start N    initial clock value (test wrap-around)\n"
+"  --file-mb MB       static page cache: taken from frames, counted by the\n"
+"                     upstream workingset rule (default 0)\n"
+"output:\n"
+"  --csv FILE         write one CSV row per policy\n"
+"  --hist             print refault distance histograms\n"
+"  --save FILE        write the trace (binary, or text if FILE ends .txt)\n"
+"  --selftest         run the built-in self tests and exit\n");
+}
+
+struct run {
+	const char *name;
+	int kind;		/* 0: two-list policy, 1: LRU, 2: OPT */
+	enum aws_policy policy;
+	struct sim_stats st;
+	double extra_seconds;	/* OPT: next-use precomputation */
+};
+
+enum { K_LRU2, K_LRU, K_OPT };
+
+static int parse_policies(const char *list, struct run *runs, int max)
+{
+	char buf[256], *tok, *save = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		enum aws_policy p;
+
+		if (n == max)
+			return -1;
+		memset(&runs[n], 0, sizeof(runs[n]));
+		if (!strcmp(tok, "lru")) {
+			runs[n].name = "LRU";
+			runs[n].kind = K_LRU;
+		} else if (!strcmp(tok, "opt")) {
+			runs[n].name = "OPT";
+			runs[n].kind = K_OPT;
+		} else if (!aws_policy_parse(tok, strlen(tok), &p)) {
+			runs[n].name = aws_policy_name(p);
+			runs[n].kind = K_LRU2;
+			runs[n].policy = p;
+		} else {
+			fprintf(stderr, "aws-sim: unknown policy \"%s\"\n", tok);
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+static void print_hist(const struct run *r)
+{
+	unsigned int b;
+	uint64_t total = 0;
+
+	for (b = 0; b < AWS_HIST_BUCKETS; b++)
+		total += r->st.hist[b];
+	if (!total)
+		return;
+	printf("\nrefault distance / workingset size, %s (%llu refaults):\n",
+	       r->name, (unsigned long long)total);
+	for (b = 0; b < AWS_HIST_BUCKETS; b++) {
+		int lg = aws_hist_bucket_log(b);
+
+		if (!r->st.hist[b])
+			continue;
+		if (b == AWS_HIST_BUCKETS - 1)
+			printf("  >= 2^%-3d     %10llu\n", lg - 1,
+			       (unsigned long long)r->st.hist[b]);
+		else
+			printf("   < 2^%-3d     %10llu\n", lg,
+			       (unsigned long long)r->st.hist[b]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "scale", required_argument, NULL, 's' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "zipf-pages", required_argument, NULL, 'z' },
+		{ "accesses", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "frames", required_argument, NULL, 'f' },
+		{ "frames-mb", required_argument, NULL, 'F' },
+		{ "ratio", required_argument, NULL, 'R' },
+		{ "policies", required_argument, NULL, 'P' },
+		{ "fault-young", no_argument, NULL, 'y' },
+		{ "refault-deactivate", no_argument, NULL, 'D' },
+		{ "bucket-order", required_argument, NULL, 'b' },
+		{ "clock-start", required_argument, NULL, 'c' },
+		{ "file-mb", required_argument, NULL, 'm' },
+		{ "csv", required_argument, NULL, 'C' },
+		{ "hist", no_argument, NULL, 'H' },
+		{ "save", required_argument, NULL, 'o' },
+		{ "selftest", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *pattern = "thrash", *trace_file = NULL, *csv = NULL;
+	const char *save = NULL, *ratio_str = "1";
+	const char *policies = "baseline,protect,detect,upstream,lru,opt";
+	struct gen_params g;
+	struct lru2_params lp = { .bucket_order = -1 };
+	double frames_mb = 280, file_mb = 0;
+	unsigned long frames = 0;
+	bool hist = false, have_stock = false;
+	struct run runs[16];
+	const struct run *opt = NULL;
+	struct trace tr;
+	double lru2_sec = 0, t0;
+	uint64_t lru2_acc = 0;
+	int nruns, i, c;
+	FILE *cf = NULL;
+
+	gen_params_default(&g);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': pattern = optarg; break;
+		case 't': trace_file = optarg; break;
+		case 's': g.scale = atof(optarg); break;
+		case 'r': g.rounds = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'w': g.warmup = (unsigned int)strtoul(optarg, NULL, 0); break;
+		case 'a': g.alpha = atof(optarg); break;
+		case 'z': g.zipf_pages = strtoull(optarg, NULL, 0); break;
+		case 'n': g.accesses = strtoull(optarg, NULL, 0); break;
+		case 'S': g.seed = strtoull(optarg, NULL, 0); break;
+		case 'f': frames = strtoul(optarg, NULL, 0); break;
+		case 'F': frames_mb = atof(optarg); break;
+		case 'R': ratio_str = optarg; break;
+		case 'P': policies = optarg; break;
+		case 'y': lp.fault_young = true; break;
+		case 'D': lp.refault_deactivate = true; break;
+		case 'b': lp.bucket_order = atoi(optarg); break;
+		case 'c': lp.clock_start = strtoul(optarg, NULL, 0); break;
+		case 'm': file_mb = atof(optarg); break;
+		case 'C': csv = optarg; break;
+		case 'H': hist = true; break;
+		case 'o': save = optarg; break;
+		case 'T': return sim_selftest() ? 1 : 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || g.scale <= 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (aws_ratio_parse(ratio_str, strlen(ratio_str), &lp.ratio)) {
+		fprintf(stderr, "aws-sim: bad --ratio \"%s\"\n", ratio_str);
+		return 2;
+	}
+	if (!frames)
+		frames = mb_to_pages(frames_mb, g.scale);
+	lp.file_pages = file_mb > 0 ? mb_to_pages(file_mb, g.scale) : 0;
+	if (lp.file_pages >= frames) {
+		fprintf(stderr, "aws-sim: --file-mb leaves no anon frames\n");
+		return 2;
+	}
+	lp.frames = frames - lp.file_pages;
+	if (!g.zipf_pages)
+		g.zipf_pages = 2 * frames;
+
+	nruns = parse_policies(policies, runs, 16);
+	if (nruns <= 0)
+		return 2;
+
+	t0 = sim_now();
+	if (trace_file ? trace_load(&tr, trace_file) :
+			 trace_generate(&tr, pattern, &g)) {
+		fprintf(stderr, "aws-sim: cannot build trace \"%s\"\n",
+			trace_file ? trace_file : pattern);
+		return 2;
+	}
+	printf("aws-sim: %s\n", tr.desc);
+	printf("  %zu accesses, %u distinct pages (%.1f MiB), built in %.2f s\n",
+	       tr.len, tr.npages,
+	       (double)tr.npages / (double)SIM_PAGES_PER_MB, sim_now() - t0);
+	printf("  frames %lu (%.1f MiB)%s, ratio %s, fault-young %s\n",
+	       frames, (double)frames / (double)SIM_PAGES_PER_MB,
+	       lp.file_pages ? " incl. static page cache" : "", ratio_str,
+	       lp.fault_young ? "on" : "off");
+	if (save && trace_save(&tr, save))
+		return 1;
+
+	for (i = 0; i < nruns; i++) {
+		struct run *r = &runs[i];
+		int ret;
+
+		if (r->kind == K_LRU2) {
+			lp.policy = r->policy;
+			ret = lru2_run(&tr, &lp, &r->st);
+			lru2_sec += r->st.seconds;
+			lru2_acc += r->st.accesses;
+			have_stock |= r->policy == AWS_POLICY_STOCK;
+		} else if (r->kind == K_LRU) {
+			ret = lru_run(&tr, lp.frames, &r->st);
+		} else {
+			ret = opt_run(&tr, lp.frames, &r->st,
+				      &r->extra_seconds);
+			opt = r;
+		}
+		if (ret) {
+			fprintf(stderr, "aws-sim: %s failed (out of memory?)\n",
+				r->name);
+			return 1;
+		}
+	}
+	for (i = 0; i < nruns; i++) {
+		if (runs[i].kind == K_LRU2) {
+			printf("  shadow bucket_order %u%s\n",
+			       runs[i].st.bucket_order,
+			       lp.refault_deactivate ?
+			       ", refault-driven deactivation on" : "");
+			break;
+		}
+	}
+
+	printf("\n%-9s %10s %10s %10s %10s %10s %9s %10s %7s\n", "policy",
+	       "faults", "swap-ins", "swap-outs", "refaults", "wsactivate",
+	       "restores", "rclactiv", "vs OPT");
+	for (i = 0; i < nruns; i++) {
+		const struct sim_stats *s = &runs[i].st;
+		char ratio[16] = "-";
+
+		if (opt && opt->st.faults)
+			snprintf(ratio, sizeof(ratio), "%.3f",
+				 (double)s->faults / (double)opt->st.faults);
+		printf("%-9s %10llu %10llu %10llu %10llu %10llu %9llu %10llu %7s\n",
+		       runs[i].name, (unsigned long long)s->faults,
+		       (unsigned long long)s->swapins,
+		       (unsigned long long)s->evictions,
+		       (unsigned long long)s->refaults,
+		       (unsigned long long)s->refault_activations,
+		       (unsigned long long)s->restores,
+		       (unsigned long long)s->reclaim_activations, ratio);
+	}
+	if (!have_stock)
+		printf("(stock: 6.1 runs the upstream algorithm; with no file pages its\n"
+		       " clock and workingset size equal detect's and upstream's here)\n");
+
+	printf("\nspeed (CPU time):");
+	if (lru2_sec > 0)
+		printf(" two-list model %.1f M accesses/s (%llu accesses in %.3f s);",
+		       (double)lru2_acc / lru2_sec / 1e6,
+		       (unsigned long long)lru2_acc, lru2_sec);
+	for (i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+
+		if (r->kind == K_LRU && r->st.seconds > 0)
+			printf(" LRU %.1f M/s;",
+			       (double)r->st.accesses / r->st.seconds / 1e6);
+		if (r->kind == K_OPT)
+			printf(" OPT %.3f s (next-use %.3f s + replay %.3f s)",
+			       r->extra_seconds + r->st.seconds,
+			       r->extra_seconds, r->st.seconds);
+	}
+	printf("\n");
+
+	if (hist)
+		for (i = 0; i < nruns; i++)
+			print_hist(&runs[i]);
+
+	if (csv) {
+		cf = fopen(csv, "w");
+		if (!cf) {
+			perror(csv);
+			return 1;
+		}
+		fprintf(cf, "trace,policy,frames,file_pages,ratio,fault_young,accesses,distinct_pages,faults,swapins,swapouts,refaults,refault_activations,restores,reclaim_activations,rotations,deactivations,psi_swapins,faults_vs_opt,seconds,accesses_per_sec\n");
+		for (i = 0; i < nruns; i++) {
+			const struct run *r = &runs[i];
+			const struct sim_stats *s = &r->st;
+			double secs = s->seconds + r->extra_seconds;
+
+			fprintf(cf, "%s,%s,%lu,%lu,%s,%d,%llu,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,",
+				tr.name, r->name, lp.frames, lp.file_pages,
+				ratio_str, lp.fault_young,
+				(unsigned long long)s->accesses, tr.npages,
+				(unsigned long long)s->faults,
+				(unsigned long long)s->swapins,
+				(unsigned long long)s->evictions,
+				(unsigned long long)s->refaults,
+				(unsigned long long)s->refault_activations,
+				(unsigned long long)s->restores,
+				(unsigned long long)s->reclaim_activations,
+				(unsigned long long)s->rotations,
+				(unsigned long long)s->deactivations,
+				(unsigned long long)s->psi_swapins);
+			if (opt && opt->st.faults)
+				fprintf(cf, "%.4f,", (double)s->faults /
+					(double)opt->st.faults);
+			else
+				fprintf(cf, ",");
+			fprintf(cf, "%.4f,%.0f\n", secs,
+				secs > 0 ? (double)s->accesses / secs : 0.0);
+		}
+		if (fclose(cf)) {
+			perror(csv);
+			return 1;
+		}
+	}
+	trace_free(&tr);
+	return 0;
+}

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aws-sim --selftest: small hand-made traces with known answers, an
+ * exhaustive check that OPT is optimal, trace file round trips, and the
+ * qualitative claims of the seed on scaled-down patterns. KTAP output.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+struct st_ctx {
+	int failed;
+	char reason[200];
+};
+
+static void fail(struct st_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->failed++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void trace_of(struct trace *t, const uint32_t *p, size_t n)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < n; i++)
+		trace_push(t, p[i]);
+}
+
+static uint64_t run_opt(const struct trace *t, unsigned long frames)
+{
+	struct sim_stats st;
+	double pre;
+
+	if (opt_run(t, frames, &st, &pre))
+		return UINT64_MAX;
+	return st.faults;
+}
+
+static uint64_t run_lru(const struct trace *t, unsigned long frames)
+{
+	struct sim_stats st;
+
+	if (lru_run(t, frames, &st))
+		return UINT64_MAX;
+	return st.faults;
+}
+
+static int run_lru2(const struct trace *t, enum aws_policy p,
+		    unsigned long frames, struct sim_stats *st)
+{
+	struct lru2_params lp = {
+		.policy = p, .frames = frames, .ratio = 1, .bucket_order = -1,
+	};
+
+	return lru2_run(t, &lp, st);
+}
+
+/* Belady's example: 1 2 3 4 1 2 5 1 2 3 4 5 */
+static void t_belady_example(struct st_ctx *c)
+{
+	static const uint32_t seq[] = { 1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5 };
+	struct trace t;
+	uint64_t o3, o4, l3, l4;
+
+	trace_of(&t, seq, ARRAY_SIZE(seq));
+	o3 = run_opt(&t, 3);
+	o4 = run_opt(&t, 4);
+	l3 = run_lru(&t, 3);
+	l4 = run_lru(&t, 4);
+	if (o3 != 7 || o4 != 6)
+		fail(c, "OPT 3/4 frames: %llu/%llu, want 7/6",
+		     (unsigned long long)o3, (unsigned long long)o4);
+	if (l3 != 10 || l4 != 8)
+		fail(c, "LRU 3/4 frames: %llu/%llu, want 10/8",
+		     (unsigned long long)l3, (unsigned long long)l4);
+	trace_free(&t);
+}
+
+/* Cyclic access to frames + 1 pages: LRU misses every time, OPT not. */
+static void t_cyclic(struct st_ctx *c)
+{
+	struct trace t;
+	uint64_t l, o;
+	unsigned int i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < 100; i++)
+		trace_push(&t, i % 5);
+	l = run_lru(&t, 4);
+	o = run_opt(&t, 4);
+	if (l != 100)
+		fail(c, "LRU cyclic faults %llu, want 100",
+		     (unsigned long long)l);
+	/*
+	 * 4 cold misses, then one miss every 4 accesses: each miss evicts
+	 * the page needed last, which buys 3 hits before the next miss.
+	 */
+	if (o != 4 + 96 / 4)
+		fail(c, "OPT cyclic faults %llu, want 28",
+		     (unsigned long long)o);
+	trace_free(&t);
+}
+
+/* Minimum faults over every demand-paging eviction choice (DP). */
+static uint64_t brute_min(const uint32_t *seq, unsigned int n,
+			  unsigned int pages, unsigned int frames)
+{
+	uint64_t cost[1 << 6], ncost[1 << 6];
+	unsigned int s, i, v, states = 1u << pages;
+
+	for (s = 0; s < states; s++)
+		cost[s] = UINT64_MAX;
+	cost[0] = 0;
+	for (i = 0; i < n; i++) {
+		unsigned int bit = 1u << seq[i];
+
+		for (s = 0; s < states; s++)
+			ncost[s] = UINT64_MAX;
+		for (s = 0; s < states; s++) {
+			if (cost[s] == UINT64_MAX)
+				continue;
+			if (s & bit) {
+				if (cost[s] < ncost[s])
+					ncost[s] = cost[s];
+				continue;
+			}
+			if ((unsigned int)__builtin_popcount(s) < frames) {
+				if (cost[s] + 1 < ncost[s | bit])
+					ncost[s | bit] = cost[s] + 1;
+				continue;
+			}
+			for (v = 0; v < pages; v++) {
+				unsigned int ns;
+
+				if (!(s & (1u << v)))
+					continue;
+				ns = (s & ~(1u << v)) | bit;
+				if (cost[s] + 1 < ncost[ns])
+					ncost[ns] = cost[s] + 1;
+			}
+		}
+		memcpy(cost, ncost, sizeof(cost));
+	}
+	v = UINT32_MAX;
+	for (s = 0; s < states; s++)
+		if (cost[s] < (uint64_t)v)
+			v = (unsigned int)cost[s];
+	return v;
+}
+
+/* OPT equals the exhaustive minimum; every other policy is >= OPT. */
+static void t_opt_exhaustive(struct st_ctx *c)
+{
+	uint64_t rnd = 99;
+	unsigned int iter;
+
+	for (iter = 0; iter < 600 && !c->failed; iter++) {
+		uint32_t seq[16];
+		unsigned int n = 16, pages = 3 + iter % 4;
+		unsigned int frames = 1 + iter % (pages - 1), i, p;
+		struct trace t;
+		uint64_t o, b;
+
+		/* first appearances in order, so ids stay dense */
+		for (i = 0; i < n; i++) {
+			rnd = rnd * 6364136223846793005ULL +
+			      1442695040888963407ULL;
+			seq[i] = (uint32_t)((rnd >> 33) % pages);
+		}
+		trace_of(&t, seq, n);
+		o = run_opt(&t, frames);
+		b = brute_min(seq, n, t.npages, frames);
+		if (o != b)
+			fail(c, "trace %u: OPT %llu, exhaustive minimum %llu",
+			     iter, (unsigned long long)o,
+			     (unsigned long long)b);
+		if (run_lru(&t, frames) < o)
+			fail(c, "trace %u: LRU below OPT", iter);
+		for (p = AWS_POLICY_BASELINE; p < AWS_NR_POLICIES; p++) {
+			struct sim_stats st;
+
+			if (run_lru2(&t, p, frames, &st) || st.faults < o)
+				fail(c, "trace %u: %s below OPT", iter,
+				     aws_policy_name(p));
+		}
+		trace_free(&t);
+	}
+}
+
+/* Everything fits: one cold miss per page for every model. */
+static void t_no_reclaim(struct st_ctx *c)
+{
+	struct gen_params g;
+	struct trace t;
+	unsigned int p;
+
+	gen_params_default(&g);
+	g.zipf_pages = 1000;
+	g.accesses = 20000;
+	if (trace_generate(&t, "zipf", &g)) {
+		fail(c, "zipf generator failed");
+		return;
+	}
+	if (run_opt(&t, t.npages) != t.npages ||
+	    run_lru(&t, t.npages) != t.npages)
+		fail(c, "OPT/LRU fault on a fitting trace");
+	for (p = AWS_POLICY_STOCK; p < AWS_NR_POLICIES; p++) {
+		struct sim_stats st;
+
+		if (run_lru2(&t, p, t.npages, &st) || st.faults != t.npages ||
+		    st.evictions)
+			fail(c, "%s faults %llu on a fitting trace",
+			     aws_policy_name(p), (unsigned long long)st.faults);
+	}
+	trace_free(&t);
+}
+
+static bool same_trace(const struct trace *a, const struct trace *b)
+{
+	return a->len == b->len && a->npages == b->npages &&
+	       !memcmp(a->pages, b->pages, a->len * sizeof(a->pages[0]));
+}
+
+/* Text and binary files round-trip; sparse ids are renamed densely. */
+static void t_trace_files(struct st_ctx *c)
+{
+	char bin[] = "/tmp/aws-sim-selftest-XXXXXX";
+	char txt[64];
+	struct gen_params g;
+	struct trace t, u;
+	int fd = mkstemp(bin);
+	FILE *f;
+
+	if (fd < 0) {
+		fail(c, "mkstemp");
+		return;
+	}
+	close(fd);
+	snprintf(txt, sizeof(txt), "%s.txt", bin);
+
+	gen_params_default(&g);
+	g.zipf_pages = 5000;
+	g.accesses = 30000;
+	g.seed = 5;
+	trace_generate(&t, "zipf", &g);
+	if (trace_save(&t, bin) || trace_load(&u, bin) || !same_trace(&t, &u))
+		fail(c, "binary u32 round trip");
+	trace_free(&u);
+	if (trace_save(&t, txt) || trace_load(&u, txt) || !same_trace(&t, &u))
+		fail(c, "text round trip");
+	trace_free(&u);
+	trace_free(&t);
+
+	/* hand-written text: comments, blanks, hex, sparse and 64-bit ids */
+	f = fopen(txt, "w");
+	if (f) {
+		static const uint32_t want[] = { 0, 1, 0, 2, 3, 1, 4 };
+
+		fputs("# a comment\n\n  7\n0x7fffffffff000\n7 # again\n"
+		      "18446744073709551615\n\t0\r\n0X7FFFFFFFFF000\n"
+		      "0010\n", f);
+		fclose(f);
+		trace_of(&t, want, ARRAY_SIZE(want));
+		if (trace_load(&u, txt) || !same_trace(&t, &u))
+			fail(c, "hand-written text trace");
+		trace_free(&u);
+
+		/* the same as binary u64 */
+		f = fopen(bin, "wb");
+		if (f) {
+			static const uint64_t raw[] = {
+				7, 0x7fffffffff000ULL, 7, UINT64_MAX, 0,
+				0x7fffffffff000ULL, 10,
+			};
+			unsigned char hdr[24] = "AWSTRACE";
+			unsigned int i, j;
+
+			hdr[8] = 1;
+			hdr[12] = 8;
+			hdr[16] = 7;
+			fwrite(hdr, 1, sizeof(hdr), f);
+			for (i = 0; i < 7; i++)
+				for (j = 0; j < 8; j++)
+					fputc((int)(raw[i] >> (8 * j)) & 0xff,
+					      f);
+			fclose(f);
+			if (trace_load(&u, bin) || !same_trace(&t, &u))
+				fail(c, "hand-written binary u64 trace");
+			trace_free(&u);
+		}
+		trace_free(&t);
+	}
+
+	/* malformed input is rejected */
+	{
+		static const char * const bad[] = {
+			"-1\n", "12abc\n", "0x\n", "0xg\n", "1 2\n", "abc\n",
+			"+5\n", "99999999999999999999\n", "# only comments\n",
+		};
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(bad); i++) {
+			f = fopen(txt, "w");
+			if (!f)
+				break;
+			fputs(bad[i], f);
+			fclose(f);
+			trace_quiet = true;
+			if (!trace_load(&u, txt)) {
+				fail(c, "accepted bad text \"%s\"", bad[i]);
+				trace_free(&u);
+			}
+			trace_quiet = false;
+		}
+	}
+	unlink(bin);
+	unlink(txt);
+}
+
+static bool same_stats(const struct sim_stats *a, const struct sim_stats *b)
+{
+	return a->faults == b->faults && a->evictions == b->evictions &&
+	       a->refaults == b->refaults &&
+	       a->refault_activations == b->refault_activations &&
+	       a->restores == b->restores &&
+	       a->reclaim_activations == b->reclaim_activations &&
+	       a->deactivations == b->deactivations &&
+	       !memcmp(a->hist, b->hist, sizeof(a->hist));
+}
+
+static int scaled(struct trace *t, const char *pattern, double scale)
+{
+	struct gen_params g;
+
+	gen_params_default(&g);
+	g.scale = scale;
+	return trace_generate(t, pattern, &g);
+}
+
+/*
+ * Cover letter, "workingset protection": used-once waves push the hot set
+ * out of an active-first LRU, not out of an inactive-first one.
+ */
+static void t_protect_beats_baseline(struct st_ctx *c)
+{
+	struct sim_stats b, p, d;
+	unsigned long frames = mb_to_pages(280, 1.0 / 64);
+	struct trace t;
+
+	if (scaled(&t, "protect", 1.0 / 64)) {
+		fail(c, "generator");
+		return;
+	}
+	run_lru2(&t, AWS_POLICY_BASELINE, frames, &b);
+	run_lru2(&t, AWS_POLICY_PROTECT, frames, &p);
+	run_lru2(&t, AWS_POLICY_DETECT, frames, &d);
+	if (!(p.faults < b.faults))
+		fail(c, "protect %llu faults, baseline %llu",
+		     (unsigned long long)p.faults,
+		     (unsigned long long)b.faults);
+	if (d.faults > p.faults)
+		fail(c, "detect %llu faults > protect %llu",
+		     (unsigned long long)d.faults,
+		     (unsigned long long)p.faults);
+	trace_free(&t);
+}
+
+/*
+ * Cover letter, "workingset detection": hot-2's reuse interval is longer
+ * than the inactive list but shorter than memory, so protection alone
+ * thrashes and detection promotes it.
+ */
+static void t_detect_beats_protect(struct st_ctx *c)
+{
+	unsigned long frames = mb_to_pages(280, 1.0 / 16);
+	struct sim_stats p, d;
+	struct trace t;
+
+	if (scaled(&t, "thrash", 1.0 / 16)) {
+		fail(c, "generator");
+		return;
+	}
+	run_lru2(&t, AWS_POLICY_PROTECT, frames, &p);
+	run_lru2(&t, AWS_POLICY_DETECT, frames, &d);
+	if (!(d.faults < p.faults))
+		fail(c, "detect %llu faults, protect %llu",
+		     (unsigned long long)d.faults,
+		     (unsigned long long)p.faults);
+	if (!d.refault_activations)
+		fail(c, "detect activated no refault");
+	trace_free(&t);
+}
+
+/* With no page cache the two shadow policies (and stock) coincide. */
+static void t_detect_equals_upstream(struct st_ctx *c)
+{
+	unsigned long frames = mb_to_pages(280, 1.0 / 16);
+	struct sim_stats d, u, s;
+	struct trace t;
+
+	if (scaled(&t, "thrash", 1.0 / 16)) {
+		fail(c, "generator");
+		return;
+	}
+	run_lru2(&t, AWS_POLICY_DETECT, frames, &d);
+	run_lru2(&t, AWS_POLICY_UPSTREAM, frames, &u);
+	run_lru2(&t, AWS_POLICY_STOCK, frames, &s);
+	if (!same_stats(&d, &u) || !same_stats(&u, &s))
+		fail(c, "detect/upstream/stock differ without file pages");
+	trace_free(&t);
+}
+
+/* Results do not depend on where the clock starts (wrap-safe distance). */
+static void t_clock_wrap(struct st_ctx *c)
+{
+	static const unsigned long starts[] = {
+		~0UL - 1000,			/* the unsigned long wraps */
+		(1UL << 36) - 1000,		/* the 36-bit stamp wraps */
+		(1UL << 36) * 5 - 77,
+	};
+	unsigned long frames = mb_to_pages(280, 1.0 / 16);
+	struct lru2_params lp = {
+		.policy = AWS_POLICY_DETECT, .frames = frames, .ratio = 1,
+		.bucket_order = -1,
+	};
+	struct sim_stats ref, st;
+	struct trace t;
+	unsigned int i;
+
+	if (scaled(&t, "thrash", 1.0 / 16)) {
+		fail(c, "generator");
+		return;
+	}
+	lru2_run(&t, &lp, &ref);
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		lp.clock_start = starts[i];
+		lru2_run(&t, &lp, &st);
+		if (!same_stats(&ref, &st))
+			fail(c, "clock start %#lx changes the result",
+			     starts[i]);
+	}
+	/* a coarse bucket_order only blurs distances, stays close */
+	lp.clock_start = 0;
+	lp.bucket_order = 4;
+	lru2_run(&t, &lp, &st);
+	if (st.faults > ref.faults + ref.faults / 20 ||
+	    st.faults + ref.faults / 20 < ref.faults)
+		fail(c, "bucket_order 4: %llu faults vs %llu",
+		     (unsigned long long)st.faults,
+		     (unsigned long long)ref.faults);
+	trace_free(&t);
+}
+
+/* OPT is a lower bound on the scaled patterns too. */
+static void t_opt_lower_bound(struct st_ctx *c)
+{
+	static const char * const pats[] = { "thrash", "protect" };
+	unsigned int i, p;
+
+	for (i = 0; i < 2; i++) {
+		unsigned long frames = mb_to_pages(280, 1.0 / 32);
+		struct trace t;
+		uint64_t o;
+
+		if (scaled(&t, pats[i], 1.0 / 32)) {
+			fail(c, "generator");
+			return;
+		}
+		o = run_opt(&t, frames);
+		if (run_lru(&t, frames) < o)
+			fail(c, "%s: LRU below OPT", pats[i]);
+		for (p = AWS_POLICY_BASELINE; p < AWS_NR_POLICIES; p++) {
+			struct sim_stats st;
+
+			run_lru2(&t, p, frames, &st);
+			if (st.faults < o)
+				fail(c, "%s: %s below OPT", pats[i],
+				     aws_policy_name(p));
+		}
+		trace_free(&t);
+	}
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(struct st_ctx *c);
+} tests[] = {
+	{ "belady_example", t_belady_example },
+	{ "cyclic_lru_vs_opt", t_cyclic },
+	{ "opt_exhaustive", t_opt_exhaustive },
+	{ "opt_lower_bound_patterns", t_opt_lower_bound },
+	{ "no_reclaim", t_no_reclaim },
+	{ "trace_files", t_trace_files },
+	{ "protect_beats_baseline", t_protect_beats_baseline },
+	{ "detect_beats_protect_thrash", t_detect_beats_protect },
+	{ "detect_equals_upstream_no_file", t_detect_equals_upstream },
+	{ "clock_wrap_invariance", t_clock_wrap },
+};
+
+int sim_selftest(void)
+{
+	unsigned int i, n = ARRAY_SIZE(tests), failed = 0;
+
+	printf("KTAP version 1\n1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		struct st_ctx c = { 0 };
+
+		tests[i].fn(&c);
+		if (c.failed) {
+			failed++;
+			printf("not ok %u %s # %s\n", i + 1, tests[i].name,
+			       c.reason);
+		} else {
+			printf("ok %u %s\n", i + 1, tests[i].name);
+		}
+		fflush(stdout);
+	}
+	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:0 error:0\n",
+	       n - failed, failed);
+	printf("aws-sim-selftest: %u passed, %u failed\n", n - failed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aws-sim: replay a page-access trace through models of the anon LRU.
+ *
+ * Pages are dense 32-bit ids 0..npages-1 (trace files are renamed into
+ * that space in order of first appearance), so every per-page structure
+ * is a flat array indexed by page id.
+ */
+#ifndef _AWS_SIM_H
+#define _AWS_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "anon_ws_policy.h"
+
+#define SIM_PAGE_SIZE		4096UL
+#define SIM_PAGES_PER_MB	(1024UL * 1024 / SIM_PAGE_SIZE)
+#define SIM_NO_PAGE		UINT32_MAX
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+struct trace {
+	uint32_t *pages;	/* dense page ids, in access order */
+	size_t len;
+	size_t cap;
+	uint32_t npages;	/* every id is < npages */
+	char name[64];
+	char desc[192];
+};
+
+/* ---- trace.c ---- */
+
+struct gen_params {
+	double scale;		/* multiplies every size below */
+	unsigned int rounds;
+	unsigned int warmup;	/* passes that establish the hot set */
+	uint64_t seed;
+	/* thrash: the seed's test, sizes in MiB */
+	double cold_mb, hot1_mb, hot2_mb, slice_mb, warm_chunk_mb;
+	/* protect: hot set re-referenced between used-once waves */
+	double hot_mb, wave_mb;
+	unsigned int waves;
+	/* zipf */
+	double alpha;
+	uint64_t zipf_pages;
+	uint64_t accesses;
+};
+
+void gen_params_default(struct gen_params *g);
+unsigned long mb_to_pages(double mb, double scale);
+int trace_generate(struct trace *t, const char *pattern,
+		   const struct gen_params *g);
+int trace_load(struct trace *t, const char *path);
+extern bool trace_quiet;	/* no error messages from trace_load() */
+int trace_save(const struct trace *t, const char *path);
+void trace_free(struct trace *t);
+void trace_push(struct trace *t, uint32_t page);
+/* Build a trace from raw (sparse) page numbers, renaming them densely. */
+int trace_from_raw(struct trace *t, const uint64_t *raw, size_t n);
+
+/* ---- lru2.c: the two-list model driven by anon_ws_policy.h ---- */
+
+struct lru2_params {
+	enum aws_policy policy;
+	unsigned long frames;	/* frames available to anon pages */
+	unsigned int ratio;	/* AWS_RATIO_AUTO or 1..AWS_RATIO_MAX */
+	bool fault_young;	/* the faulting access leaves a young PTE */
+	int bucket_order;	/* < 0: derive like workingset_init() */
+	unsigned long clock_start;
+	unsigned long file_pages; /* static page cache seen by the ws rule */
+	bool refault_deactivate; /* age active after refault activations */
+};
+
+struct sim_stats {
+	uint64_t accesses;
+	uint64_t faults;	/* every miss, including first touch */
+	uint64_t swapins;	/* misses on pages evicted before */
+	uint64_t evictions;	/* swap-outs */
+	uint64_t refaults;	/* swap-ins that found a shadow */
+	uint64_t refault_activations;
+	uint64_t restores;	/* ... whose shadow had PG_workingset */
+	uint64_t reclaim_activations;
+	uint64_t rotations;	/* first-look keeps (PG_referenced set) */
+	uint64_t deactivations;
+	uint64_t psi_swapins;	/* swap-ins started with PG_workingset */
+	uint64_t hist[AWS_HIST_BUCKETS];
+	unsigned int bucket_order;
+	double seconds;
+};
+
+int lru2_run(const struct trace *t, const struct lru2_params *p,
+	     struct sim_stats *st);
+
+/* ---- simple.c: reference policies ---- */
+
+int lru_run(const struct trace *t, unsigned long frames,
+	    struct sim_stats *st);
+/* Belady's MIN; next-use precomputation time reported separately. */
+int opt_run(const struct trace *t, unsigned long frames,
+	    struct sim_stats *st, double *precompute_seconds);
+
+/* ---- selftest.c ---- */
+
+int sim_selftest(void);
+
+/* ---- util ---- */
+
+double sim_now(void);
+
+#endif /* _AWS_SIM_H */

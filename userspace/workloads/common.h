@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * common.h - shared helpers for the anonymous-workingset workload programs
+ * (aws-protect, aws-thrash, aws-zipf, aws-randw).
+ *
+ * Provides:
+ *   - option helpers: size / number parsing (exit 2 on garbage), the common
+ *     options (--thp, --seed, --corrupt-test, --help),
+ *   - anonymous regions (mmap + MADV_NOHUGEPAGE unless --thp) with a
+ *     per-page generation array,
+ *   - page stamping / verification (aws_page_write / aws_page_check),
+ *   - timing, getrusage major-fault and /proc/vmstat helpers,
+ *   - the single "RESULT workload=<name> key=value ..." stdout line.
+ *
+ * Exit codes used by every program:
+ *   0 success, 1 runtime error (mmap, threads, /proc), 2 usage error,
+ *   3 at least one verification failure.
+ */
+#ifndef AWS_COMMON_H
+#define AWS_COMMON_H
+
+#include <getopt.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define AWS_PAGE_SIZE	4096UL
+#define AWS_MiB		(1024UL * 1024UL)
+
+enum {
+	AWS_EXIT_OK = 0,
+	AWS_EXIT_ERROR = 1,
+	AWS_EXIT_USAGE = 2,
+	AWS_EXIT_VERIFY = 3,
+};
+
+/* Long-option codes of the common options (program options use < 256). */
+enum {
+	AWS_OPT_THP = 0x1000,
+	AWS_OPT_SEED,
+	AWS_OPT_CORRUPT_TEST,
+	AWS_OPT_HELP,
+	AWS_OPT_PROGRAM_BASE = 0x2000,	/* first code free for programs */
+};
+
+#define AWS_COMMON_LONGOPTS						\
+	{ "thp",          no_argument,       NULL, AWS_OPT_THP },	\
+	{ "seed",         required_argument, NULL, AWS_OPT_SEED },	\
+	{ "corrupt-test", no_argument,       NULL, AWS_OPT_CORRUPT_TEST }, \
+	{ "help",         no_argument,       NULL, AWS_OPT_HELP }
+
+/* Global run state; filled by aws_init() and the common options. */
+struct aws_state {
+	const char *name;	/* workload name, e.g. "thrash" */
+	const char *prog;	/* binary name, e.g. "aws-thrash" */
+	int thp;		/* --thp: request THP instead of forbidding it */
+	int corrupt_test;	/* --corrupt-test: self-test of the verifier */
+	uint64_t seed;		/* --seed, default 1 */
+};
+extern struct aws_state aws;
+
+/* ---- setup / options ---------------------------------------------------- */
+
+void aws_init(const char *name, const char *prog);
+
+/*
+ * Handle a common option returned by getopt_long(). Returns 1 if handled,
+ * 0 if @opt is not a common option. --help calls @usage(stdout) and exits 0.
+ * '?' and ':' (getopt errors) exit 2.
+ */
+int aws_common_option(int opt, const char *arg, void (*usage)(FILE *));
+
+/* Print the description of the common options (for --help texts). */
+void aws_common_usage(FILE *f);
+
+/* Reject positional arguments left after getopt_long(); exits 2. */
+void aws_no_operands(int argc, char **argv, int optind_);
+
+/* Print "<prog>: <msg>" plus a --help hint on stderr and exit 2. */
+__attribute__((noreturn, format(printf, 1, 2)))
+void aws_usage_error(const char *fmt, ...);
+
+/* Print "<prog>: <msg>" on stderr and exit 1. */
+__attribute__((noreturn, format(printf, 1, 2)))
+void aws_fatal(const char *fmt, ...);
+
+/*
+ * Parse a size:
+ *   <N>    N * @bare_unit (AWS_MiB for region sizes, 1 for byte counts)
+ *   <N>K, <N>M, <N>G   KiB / MiB / GiB
+ *   <F>x   F * MemTotal (from /proc/meminfo)
+ *   <F>%   F/100 * memory limit (AWS_MEM_LIMIT_MB MiB if set, else MemTotal)
+ * N and F are non-negative decimals ("12", "0.5"). The result is rounded
+ * down to a multiple of 4 KiB and must be at least @min_bytes.
+ * Garbage exits 2 with a message naming @opt.
+ */
+size_t aws_parse_size(const char *opt, const char *arg, size_t bare_unit,
+		      size_t min_bytes);
+
+/* Parse an unsigned decimal integer in [min, max]; exits 2 on garbage. */
+uint64_t aws_parse_u64(const char *opt, const char *arg, uint64_t min,
+		       uint64_t max);
+
+/* Parse a decimal number in (min_excl, max]; exits 2 on garbage. */
+double aws_parse_double(const char *opt, const char *arg, double min_excl,
+			double max);
+
+/* MemTotal in bytes (exits 1 if /proc/meminfo is unreadable). */
+uint64_t aws_mem_total(void);
+
+/* ---- regions and page verification -------------------------------------- */
+
+struct aws_region {
+	const char *label;	/* for messages, e.g. "hot2" */
+	unsigned char *base;
+	size_t bytes;
+	size_t npages;
+	uint32_t *gen;		/* per-page generation, 0 = never written */
+	uint64_t key;		/* per-region pattern key (seed + region id) */
+};
+
+/* mmap(MAP_PRIVATE|MAP_ANONYMOUS) @bytes (multiple of 4 KiB); exits 1 on failure. */
+struct aws_region *aws_region_alloc(const char *label, size_t bytes);
+void aws_region_free(struct aws_region *r);
+
+/* Stamp page @idx with generation @gen (>= 1) and record it in r->gen[]. */
+void aws_page_write(struct aws_region *r, size_t idx, uint32_t gen);
+
+/*
+ * Check page @idx against generation @expected_gen (0: page must read as
+ * zero). Returns 1 if it matches; on mismatch prints VERIFY_FAIL to stderr,
+ * counts the failure and returns 0. Thread-safe for concurrent readers.
+ */
+int aws_page_check(const struct aws_region *r, size_t idx,
+		   uint32_t expected_gen);
+
+/* aws_page_check() against the recorded generation r->gen[idx]. */
+static inline int aws_page_verify(const struct aws_region *r, size_t idx)
+{
+	return aws_page_check(r, idx, r->gen[idx]);
+}
+
+/* Next generation after @gen (skips 0 on wrap-around). */
+static inline uint32_t aws_next_gen(uint32_t gen)
+{
+	return gen + 1 ? gen + 1 : 1;
+}
+
+/*
+ * Access @count pages starting at @first (wrapping around the region end):
+ * verify each page and, if @rewrite, stamp it with the next generation.
+ */
+void aws_access_range(struct aws_region *r, size_t first, size_t count,
+		      int rewrite);
+
+/*
+ * --corrupt-test: flip one byte of a verified word of written page @idx
+ * behind the verifier's back (r->gen[] is left untouched).
+ */
+void aws_corrupt_page(struct aws_region *r, size_t idx);
+
+/*
+ * Worker threads count pages_verified in thread-local storage; each worker
+ * must call this before it returns. aws_finish() flushes the main thread.
+ */
+void aws_thread_flush(void);
+
+uint64_t aws_verify_failures(void);
+
+/* ---- PRNG (splitmix64) -------------------------------------------------- */
+
+static inline uint64_t aws_mix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+struct aws_rng {
+	uint64_t s;
+};
+
+static inline void aws_rng_seed(struct aws_rng *rng, uint64_t seed,
+				uint64_t stream)
+{
+	rng->s = aws_mix64(seed ^ aws_mix64(stream + 0x5851f42d4c957f2dULL));
+}
+
+static inline uint64_t aws_rng_next(struct aws_rng *rng)
+{
+	rng->s += 0x9e3779b97f4a7c15ULL;
+	return aws_mix64(rng->s);
+}
+
+/* Uniform in [0, n), n > 0 (multiply-high, negligible bias). */
+static inline uint64_t aws_rng_below(struct aws_rng *rng, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)aws_rng_next(rng) * n) >> 64);
+}
+
+/* Uniform double in [0, 1). */
+static inline double aws_rng_double(struct aws_rng *rng)
+{
+	return (double)(aws_rng_next(rng) >> 11) * 0x1.0p-53;
+}
+
+/* ---- timing, faults, vmstat --------------------------------------------- */
+
+double aws_now(void);			/* CLOCK_MONOTONIC seconds */
+void aws_sleep(double seconds);
+long aws_majflt(void);			/* getrusage(RUSAGE_SELF).ru_majflt */
+
+enum {
+	AWS_VM_PSWPIN,
+	AWS_VM_PSWPOUT,
+	AWS_VM_PGMAJFAULT,
+	AWS_VM_WS_REFAULT_ANON,
+	AWS_VM_WS_ACTIVATE_ANON,
+	AWS_VM_NR,
+};
+
+struct aws_vmstat {
+	long long v[AWS_VM_NR];		/* -1 = key missing / unreadable */
+};
+
+void aws_vmstat_read(struct aws_vmstat *vm);
+
+/*
+ * Start @n threads running @fn(args + i * arg_size). Once they have all
+ * returned, or @seconds (> 0; <= 0 means no limit) have elapsed, set *@stop
+ * (workers poll it) and join them. Returns the elapsed wall time in seconds.
+ * Exits 1 if a thread cannot be created.
+ */
+double aws_run_workers(unsigned int n, void *(*fn)(void *), void *args,
+		       size_t arg_size, double seconds, atomic_int *stop);
+
+/* ---- run bracket and RESULT line ---------------------------------------- */
+
+/* Start the measured run: records the start time and /proc/vmstat. */
+void aws_start(void);
+
+/* Workload-specific RESULT keys, printed in the order they are added. */
+void aws_result_u64(const char *key, uint64_t val);
+void aws_result_i64(const char *key, int64_t val);
+void aws_result_double(const char *key, double val, int decimals);
+
+/*
+ * Print the RESULT line (workload keys, then verify_fail, pages_verified,
+ * seconds, pswpin, pswpout, pgmajfault, workingset_refault_anon,
+ * workingset_activate_anon) and return the exit code (0 or 3).
+ */
+int aws_finish(void);
+
+#endif /* AWS_COMMON_H */

@@ -1,0 +1,341 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftest.sh - self-test of the workload binaries (aws-protect, aws-thrash,
+# aws-zipf, aws-randw) with tiny sizes; prints KTAP, exits non-zero if any
+# case fails. POSIX sh + coreutils + grep + awk (mawk is fine), so it runs on
+# the build host and inside the guest alike.
+#
+#   usage: selftest.sh <directory containing the aws-* binaries>
+#
+# Per workload it checks: --help, a tiny normal run (exit 0, stdout is exactly
+# one well-formed "RESULT workload=<name> key=value..." line with all required
+# keys and verify_fail=0), --corrupt-test (exit 3 with VERIFY_FAIL), a garbage
+# size (exit 2), an unknown option and a stray operand (exit 2). A few more
+# cases check size forms (x, %, K, bare MiB), AWS_MEM_LIMIT_MB and the
+# deterministic --records / --writes counts.
+
+BIN=${1:-}
+if [ -z "$BIN" ] || [ ! -d "$BIN" ]; then
+	echo "usage: $0 <binary directory>" >&2
+	exit 2
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/aws-selftest.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+OUT=$TMP/out
+ERR=$TMP/err
+
+TO=
+if command -v timeout >/dev/null 2>&1; then
+	TO="timeout 60"
+fi
+
+# Environment must not change the sizes the cases expect.
+unset AWS_MEM_LIMIT_MB
+
+COMMON_KEYS="verify_fail pages_verified seconds pswpin pswpout pgmajfault workingset_refault_anon workingset_activate_anon"
+
+tiny_args() {
+	case $1 in
+	protect) echo "--hot 2M --wave 4M --waves 2 --passes 2 --chunks 4" ;;
+	thrash)  echo "--cold 8M --hot1 2M --hot2 2M --cold-slice 2M --rounds 3" ;;
+	zipf)    echo "--size 8M --threads 2 --seconds 0.2 --alpha 0.9" ;;
+	randw)   echo "--size 8M --threads 2 --seconds 0.2" ;;
+	esac
+}
+
+keys_of() {
+	case $1 in
+	protect) echo "hot_pages hot_majfaults hot_passes activate_majfaults waves wave_pages" ;;
+	thrash)  echo "hot2_majfaults cold_majfaults hot1_majfaults rounds cold_pages hot1_pages hot2_pages cold_slice_pages" ;;
+	zipf)    echo "records records_per_sec threads alpha chunks chunk_bytes run_seconds" ;;
+	randw)   echo "writes writes_per_sec threads pages pages_written write_seconds" ;;
+	esac
+}
+
+size_opt() {
+	case $1 in
+	protect) echo "--hot" ;;
+	thrash)  echo "--cold" ;;
+	*)       echo "--size" ;;
+	esac
+}
+
+# ---- helpers ------------------------------------------------------------
+
+DIAG=$TMP/diag
+diag() {
+	echo "$*" >>"$DIAG"
+}
+
+# run <workload> args... : runs $BIN/aws-<workload>, sets $rc
+run() {
+	w=$1
+	shift
+	$TO "$BIN/aws-$w" "$@" >"$OUT" 2>"$ERR"
+	rc=$?
+}
+
+# run_limit <AWS_MEM_LIMIT_MB value> <workload> args...
+run_limit() {
+	lim=$1
+	w=$2
+	shift 2
+	$TO env "AWS_MEM_LIMIT_MB=$lim" "$BIN/aws-$w" "$@" >"$OUT" 2>"$ERR"
+	rc=$?
+}
+
+expect_rc() {
+	if [ "$rc" -ne "$1" ]; then
+		diag "exit status $rc, expected $1"
+		return 1
+	fi
+	return 0
+}
+
+# check_result <workload>: stdout is exactly one well-formed RESULT line
+# holding all required keys once each.
+check_result() {
+	awk -v name="$1" -v req="$(keys_of "$1") $COMMON_KEYS" '
+	function bad(msg) { print msg; err = 1; exit 1 }
+	NR > 1 { bad("more than one line on stdout") }
+	{
+		if ($1 != "RESULT" || $2 != "workload=" name)
+			bad("line does not start with RESULT workload=" name)
+		for (i = 3; i <= NF; i++) {
+			if ($i !~ /^[a-z][a-z0-9_]*=-?[0-9]+(\.[0-9]+)?$/)
+				bad("malformed key=value: " $i)
+			k = substr($i, 1, index($i, "=") - 1)
+			if (k in seen)
+				bad("duplicate key " k)
+			seen[k] = 1
+		}
+	}
+	END {
+		if (err)
+			exit 1
+		if (NR != 1)
+			bad("expected exactly one line on stdout, got " NR)
+		n = split(req, r, " ")
+		for (i = 1; i <= n; i++)
+			if (!(r[i] in seen))
+				bad("missing key " r[i])
+	}' "$OUT" >>"$DIAG"
+}
+
+# get <key>: value of key in the RESULT line
+get() {
+	awk -v k="$1" '{
+		for (i = 3; i <= NF; i++)
+			if (index($i, k "=") == 1)
+				print substr($i, length(k) + 2)
+	}' "$OUT"
+}
+
+expect_key() {
+	v=$(get "$1")
+	if [ "$v" != "$2" ]; then
+		diag "$1=$v, expected $2"
+		return 1
+	fi
+	return 0
+}
+
+expect_key_positive() {
+	v=$(get "$1")
+	case $v in
+	''|0|-*|*[!0-9]*) diag "$1=$v, expected a positive integer"; return 1 ;;
+	esac
+	return 0
+}
+
+# ---- cases: each prints nothing, returns 0 on success ---------------------
+
+case_help() {
+	run "$1" --help
+	expect_rc 0 || return 1
+	grep -q "^Usage: aws-$1" "$OUT" || { diag "no usage text"; return 1; }
+}
+
+case_run() {
+	# shellcheck disable=SC2046 # word splitting of the argument list
+	run "$1" $(tiny_args "$1")
+	expect_rc 0 || return 1
+	check_result "$1" || return 1
+	expect_key verify_fail 0 || return 1
+	expect_key_positive pages_verified || return 1
+	if grep -q VERIFY_FAIL "$ERR"; then
+		diag "VERIFY_FAIL on stderr"
+		return 1
+	fi
+}
+
+case_corrupt_test() {
+	# shellcheck disable=SC2046
+	run "$1" $(tiny_args "$1") --corrupt-test
+	expect_rc 3 || return 1
+	grep -q "^VERIFY_FAIL workload=$1 page=[0-9]* expected=[^ ]* got=" "$ERR" || {
+		diag "no VERIFY_FAIL workload=$1 line on stderr"
+		return 1
+	}
+	check_result "$1" || return 1
+	expect_key_positive verify_fail
+}
+
+case_garbage_size() {
+	for g in 12Q abc -5M 1.2.3M 0x10 5MB M nan 1e3 0M "" " 4M" 4MM; do
+		# shellcheck disable=SC2046
+		run "$1" $(tiny_args "$1") "$(size_opt "$1")" "$g"
+		if [ "$rc" -ne 2 ]; then
+			diag "size '$g': exit status $rc, expected 2"
+			return 1
+		fi
+		if [ -s "$OUT" ] || [ ! -s "$ERR" ]; then
+			diag "size '$g': expected an error on stderr only"
+			return 1
+		fi
+	done
+}
+
+case_unknown_option() {
+	run "$1" --no-such-option
+	expect_rc 2
+}
+
+case_stray_operand() {
+	# shellcheck disable=SC2046
+	run "$1" $(tiny_args "$1") stray
+	expect_rc 2
+}
+
+case_thrash_write() {
+	# shellcheck disable=SC2046
+	run thrash $(tiny_args thrash) --write
+	expect_rc 0 || return 1
+	check_result thrash || return 1
+	expect_key verify_fail 0 || return 1
+	# 2048 cold + 512 + 512 written, 4 hot1 passes, 3 rounds of 512 + 512
+	expect_key pages_verified $((4 * 512 + 3 * (512 + 512)))
+}
+
+case_zipf_records() {
+	run zipf --size 4M --chunk 16K --threads 3 --records 500 --alpha 1.3
+	expect_rc 0 || return 1
+	check_result zipf || return 1
+	expect_key verify_fail 0 || return 1
+	expect_key records 1500 || return 1
+	expect_key chunks 256 || return 1
+	expect_key pages_verified $((1500 * 4))
+}
+
+case_randw_writes() {
+	run randw --size 4M --threads 4 --writes 1000 --verify-writes
+	expect_rc 0 || return 1
+	check_result randw || return 1
+	expect_key verify_fail 0 || return 1
+	expect_key writes 4000 || return 1
+	# 4000 verified before writing + 1024 in the final pass
+	expect_key pages_verified 5024
+}
+
+case_size_forms() {
+	for spec in "512K 128" "1 256" "0.5M 128" "0.5m 128" "6K 1" "0.25G 65536"; do
+		arg=${spec% *}
+		pages=${spec#* }
+		run randw --size "$arg" --threads 1 --writes 1
+		expect_rc 0 || { diag "size '$arg'"; return 1; }
+		expect_key pages "$pages" || { diag "size '$arg'"; return 1; }
+	done
+}
+
+case_size_percent_of_limit() {
+	# 1% of 400 MiB = 4 MiB = 1024 pages
+	run_limit 400 protect --hot 1% --wave 1M --waves 1
+	expect_rc 0 || return 1
+	expect_key hot_pages 1024 || return 1
+	run_limit 100.5 protect --hot 2% --wave 1M --waves 1
+	expect_rc 0 || return 1
+	# 2% of 100.5 MiB = 2107637.76 bytes -> 514 pages
+	expect_key hot_pages 514
+}
+
+case_size_fraction_of_memtotal() {
+	want=$(awk '/^MemTotal:/ { printf "%d\n", int($2 * 1024 * 0.002 / 4096) }' /proc/meminfo)
+	run_limit 1 protect --hot 0.002x --wave 1M --waves 1
+	expect_rc 0 || return 1
+	expect_key hot_pages "$want"
+}
+
+case_size_bad_limit_env() {
+	for bad in abc -5 0 "" 12M; do
+		run_limit "$bad" protect --hot 1% --wave 1M --waves 1
+		if [ "$rc" -ne 2 ]; then
+			diag "AWS_MEM_LIMIT_MB='$bad': exit status $rc, expected 2"
+			return 1
+		fi
+	done
+}
+
+# ---- plan and run -------------------------------------------------------
+
+CASES=
+for w in protect thrash zipf randw; do
+	for c in help run corrupt_test garbage_size unknown_option stray_operand; do
+		CASES="$CASES $w:$c"
+	done
+done
+CASES="$CASES thrash:thrash_write zipf:zipf_records randw:randw_writes"
+CASES="$CASES randw:size_forms protect:size_percent_of_limit"
+CASES="$CASES protect:size_fraction_of_memtotal protect:size_bad_limit_env"
+
+total=0
+for c in $CASES; do
+	total=$((total + 1))
+done
+
+echo "KTAP version 1"
+echo "1..$total"
+
+n=0
+failed=0
+for c in $CASES; do
+	n=$((n + 1))
+	w=${c%%:*}
+	t=${c#*:}
+	case $t in
+	help|run|corrupt_test|garbage_size|unknown_option|stray_operand)
+		name="${w}_$t" ;;
+	*)
+		name=$t ;;
+	esac
+	: >"$DIAG"
+	: >"$OUT"
+	: >"$ERR"
+	if [ ! -x "$BIN/aws-$w" ]; then
+		diag "$BIN/aws-$w missing or not executable"
+		ok=no
+	elif "case_$t" "$w"; then
+		ok=yes
+	else
+		ok=no
+	fi
+	if [ "$ok" = yes ]; then
+		echo "ok $n $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n $name"
+		sed 's/^/# /' "$DIAG"
+		if [ -s "$OUT" ]; then
+			echo "# stdout:"
+			head -n 5 "$OUT" | sed 's/^/#   /'
+		fi
+		if [ -s "$ERR" ]; then
+			echo "# stderr (last lines):"
+			tail -n 5 "$ERR" | sed 's/^/#   /'
+		fi
+	fi
+done
+
+echo "# totals: pass:$((total - failed)) fail:$failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * zipf.c - aws-zipf: ebizzy-like throughput benchmark with a zipf-skewed
+ * working set.
+ *
+ * The main thread maps --size bytes and fills it as --chunk sized chunks.
+ * --threads workers then, for --seconds (or --records per thread), pick a
+ * chunk from a zipf(--alpha) distribution over chunk ranks, read it while
+ * verifying every page's pattern, and memcpy it into a private per-thread
+ * buffer; each processed chunk is one record. Ranks are mapped to chunk
+ * positions by a fixed seeded permutation so hot chunks are spread across
+ * the region. Sampling uses a precomputed CDF and binary search; each
+ * worker has its own splitmix64 PRNG derived from --seed, so the sequence
+ * of chunks each worker picks is reproducible.
+ *
+ * Throughput (records_per_sec) rises when the kernel keeps the hot chunks
+ * resident, i.e. when refaults of hot pages are detected as workingset.
+ */
+#include "common.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	OPT_SIZE = AWS_OPT_PROGRAM_BASE,
+	OPT_CHUNK,
+	OPT_THREADS,
+	OPT_SECONDS,
+	OPT_RECORDS,
+	OPT_ALPHA,
+};
+
+struct zipf_table {
+	double *cdf;		/* cdf[k] = P(rank <= k), cdf[n-1] == 1 */
+	size_t *perm;		/* rank -> chunk index */
+	size_t n;
+};
+
+struct worker {
+	unsigned int id;
+	const struct zipf_table *zt;
+	const struct aws_region *region;
+	size_t chunk_bytes;
+	uint64_t max_records;	/* 0: until stopped */
+	atomic_int *stop;
+	uint64_t records;	/* output, written once at the end */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: aws-zipf [options]\n"
+		"ebizzy-like throughput: worker threads read+verify+copy chunks\n"
+		"picked from a zipf distribution.\n"
+		"\n"
+		"  --size SIZE     region size (default 100%%)\n"
+		"  --chunk SIZE    chunk size; a bare number is in BYTES (default 64K)\n"
+		"  --threads N     worker threads (default 1)\n"
+		"  --seconds T     run time, decimals allowed (default 10; if only\n"
+		"                  --records is given there is no time limit)\n"
+		"  --records N     stop each worker after N records (default: none)\n"
+		"  --alpha A       zipf exponent, 0 < A <= 5 (default 1.0)\n"
+		"\n"
+		"RESULT keys: records records_per_sec threads alpha chunks chunk_bytes\n"
+		"             run_seconds + common keys\n"
+		"\n");
+	aws_common_usage(f);
+}
+
+static void zipf_init(struct zipf_table *zt, size_t n, double alpha)
+{
+	struct aws_rng rng;
+	double sum = 0;
+	size_t k;
+
+	zt->n = n;
+	zt->cdf = malloc(n * sizeof(*zt->cdf));
+	zt->perm = malloc(n * sizeof(*zt->perm));
+	if (!zt->cdf || !zt->perm)
+		aws_fatal("out of memory for %zu chunks", n);
+	for (k = 0; k < n; k++) {
+		sum += pow((double)(k + 1), -alpha);
+		zt->cdf[k] = sum;
+	}
+	for (k = 0; k < n; k++)
+		zt->cdf[k] /= sum;
+	zt->cdf[n - 1] = 1.0;
+
+	/* Fisher-Yates: rank -> chunk position */
+	aws_rng_seed(&rng, aws.seed, 0x7065726d /* "perm" */);
+	for (k = 0; k < n; k++)
+		zt->perm[k] = k;
+	for (k = n - 1; k > 0; k--) {
+		size_t j = aws_rng_below(&rng, k + 1), t = zt->perm[k];
+
+		zt->perm[k] = zt->perm[j];
+		zt->perm[j] = t;
+	}
+}
+
+static void zipf_free(struct zipf_table *zt)
+{
+	free(zt->cdf);
+	free(zt->perm);
+}
+
+/* Smallest rank k with cdf[k] > u. */
+static size_t zipf_rank(const struct zipf_table *zt, double u)
+{
+	size_t lo = 0, hi = zt->n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (zt->cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	size_t pages_per_chunk = w->chunk_bytes / AWS_PAGE_SIZE;
+	unsigned char *buf = malloc(w->chunk_bytes);
+	struct aws_rng rng;
+	uint64_t recs = 0;
+
+	if (!buf)
+		aws_fatal("out of memory for worker buffer");
+	memset(buf, 0, w->chunk_bytes);
+	aws_rng_seed(&rng, aws.seed, w->id + 1);
+
+	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
+		size_t rank, chunk, first, p;
+
+		if (w->max_records && recs >= w->max_records)
+			break;
+		rank = zipf_rank(w->zt, aws_rng_double(&rng));
+		chunk = w->zt->perm[rank];
+		first = chunk * pages_per_chunk;
+		for (p = 0; p < pages_per_chunk; p++)
+			aws_page_verify(w->region, first + p);
+		memcpy(buf, w->region->base + chunk * w->chunk_bytes,
+		       w->chunk_bytes);
+		/* the copy is the work: keep the compiler from dropping it */
+		__asm__ __volatile__("" : : "r"(buf) : "memory");
+		recs++;
+	}
+	w->records = recs;
+	free(buf);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "size",    required_argument, NULL, OPT_SIZE },
+		{ "chunk",   required_argument, NULL, OPT_CHUNK },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "seconds", required_argument, NULL, OPT_SECONDS },
+		{ "records", required_argument, NULL, OPT_RECORDS },
+		{ "alpha",   required_argument, NULL, OPT_ALPHA },
+		AWS_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *size_arg = "100%", *chunk_arg = "64K";
+	uint64_t threads = 1, max_records = 0, records = 0;
+	double seconds = 10, alpha = 1.0, run_seconds;
+	int seconds_given = 0, opt;
+	size_t size, chunk_bytes, nchunks, i, bad_page = 0;
+	struct aws_region *region;
+	struct zipf_table zt;
+	struct worker *workers;
+	atomic_int stop = 0;
+
+	aws_init("zipf", "aws-zipf");
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (aws_common_option(opt, optarg, usage))
+			continue;
+		switch (opt) {
+		case OPT_SIZE:
+			size_arg = optarg;
+			break;
+		case OPT_CHUNK:
+			chunk_arg = optarg;
+			break;
+		case OPT_THREADS:
+			threads = aws_parse_u64("--threads", optarg, 1, 1024);
+			break;
+		case OPT_SECONDS:
+			seconds = aws_parse_double("--seconds", optarg, 0, 1e7);
+			seconds_given = 1;
+			break;
+		case OPT_RECORDS:
+			max_records = aws_parse_u64("--records", optarg, 1,
+						    UINT64_MAX);
+			break;
+		case OPT_ALPHA:
+			alpha = aws_parse_double("--alpha", optarg, 0, 5);
+			break;
+		default:
+			aws_usage_error("unhandled option");
+		}
+	}
+	aws_no_operands(argc, argv, optind);
+	chunk_bytes = aws_parse_size("--chunk", chunk_arg, 1, AWS_PAGE_SIZE);
+	size = aws_parse_size("--size", size_arg, AWS_MiB, chunk_bytes);
+	nchunks = size / chunk_bytes;
+	size = nchunks * chunk_bytes;
+	if (max_records && !seconds_given)
+		seconds = 0;	/* no time limit */
+
+	fprintf(stderr,
+		"aws-zipf: size=%zuMiB chunk=%zuKiB chunks=%zu threads=%" PRIu64
+		" alpha=%.3f seconds=%.3f records=%" PRIu64 "\n",
+		size / AWS_MiB, chunk_bytes / 1024, nchunks, threads, alpha,
+		seconds, max_records);
+
+	zipf_init(&zt, nchunks, alpha);
+	workers = calloc(threads, sizeof(*workers));
+	if (!workers)
+		aws_fatal("out of memory");
+
+	aws_start();
+
+	region = aws_region_alloc("zipf", size);
+	for (i = 0; i < region->npages; i++)
+		aws_page_write(region, i, 1);
+	if (aws.corrupt_test) {
+		/* a page in the hottest chunk: workers will trip over it */
+		bad_page = zt.perm[0] * (chunk_bytes / AWS_PAGE_SIZE) +
+			chunk_bytes / AWS_PAGE_SIZE / 2;
+		aws_corrupt_page(region, bad_page);
+	}
+
+	for (i = 0; i < threads; i++) {
+		workers[i].id = i;
+		workers[i].zt = &zt;
+		workers[i].region = region;
+		workers[i].chunk_bytes = chunk_bytes;
+		workers[i].max_records = max_records;
+		workers[i].stop = &stop;
+	}
+	run_seconds = aws_run_workers(threads, worker_fn, workers,
+				      sizeof(*workers), seconds, &stop);
+	for (i = 0; i < threads; i++)
+		records += workers[i].records;
+
+	/* "then checks it": detection must not depend on the sampling */
+	if (aws.corrupt_test)
+		aws_page_verify(region, bad_page);
+
+	aws_result_u64("records", records);
+	aws_result_double("records_per_sec",
+			  run_seconds > 0 ? records / run_seconds : 0, 1);
+	aws_result_u64("threads", threads);
+	aws_result_double("alpha", alpha, 3);
+	aws_result_u64("chunks", nchunks);
+	aws_result_u64("chunk_bytes", chunk_bytes);
+	aws_result_double("run_seconds", run_seconds, 3);
+	opt = aws_finish();
+
+	aws_region_free(region);
+	free(workers);
+	zipf_free(&zt);
+	return opt;
+}
