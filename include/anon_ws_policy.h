@@ -84,9 +84,8 @@
  * protect   - seed patches 1-2: inactive-first and the two-reference rule,
  *             swap-in still marked PG_workingset, no anon shadows.
  * detect    - seed patches 3-7: protect plus anon shadows on a private anon
- *             clock, activation if distance <= active anon. PG_workingset
- *             is set on swap-in only for a restore, as in 6.1 (v3 of the
- *             seed still set it on every swap-cache swap-in).
+ *             clock, activation if distance <= active anon. Like v3 of
+ *             the seed, every swap-in is still marked PG_workingset.
  * upstream  - the 6.1 algorithm re-implemented by the module: anon shadows
  *             on the shared clock and the 6.1 workingset rule. It should
  *             behave like stock; the difference is only who runs the code.
@@ -106,7 +105,7 @@
 
 /*
  * Local bit helpers: the kernel's fls_long()/ilog2() are not available to
- * the userspace build, and these run off the hot path anyway.
+ * the userspace build.
  */
 
 /*
@@ -331,6 +330,7 @@ static inline const struct aws_policy_traits *aws_traits(enum aws_policy p)
 		},
 		[AWS_POLICY_DETECT] = {
 			.hooks_active = true,
+			.swapin_workingset = true,
 			.anon_shadows = true,
 			.clock = AWS_CLOCK_ANON,
 			.ws_rule = AWS_WS_ACTIVE_ANON,

@@ -174,30 +174,77 @@ int main(int argc, char **argv)
 	gen_params_default(&g);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': pattern = optarg; break;
-		case 't': trace_file = optarg; break;
-		case 's': g.scale = atof(optarg); break;
-		case 'r': g.rounds = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'w': g.warmup = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'a': g.alpha = atof(optarg); break;
-		case 'z': g.zipf_pages = strtoull(optarg, NULL, 0); break;
-		case 'n': g.accesses = strtoull(optarg, NULL, 0); break;
-		case 'S': g.seed = strtoull(optarg, NULL, 0); break;
-		case 'f': frames = strtoul(optarg, NULL, 0); break;
-		case 'F': frames_mb = atof(optarg); break;
-		case 'R': ratio_str = optarg; break;
-		case 'P': policies = optarg; break;
-		case 'y': lp.fault_young = true; break;
-		case 'D': lp.refault_deactivate = true; break;
-		case 'b': lp.bucket_order = atoi(optarg); break;
-		case 'c': lp.clock_start = strtoul(optarg, NULL, 0); break;
-		case 'm': file_mb = atof(optarg); break;
-		case 'C': csv = optarg; break;
-		case 'H': hist = true; break;
-		case 'o': save = optarg; break;
-		case 'T': return sim_selftest() ? 1 : 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'p':
+			pattern = optarg;
+			break;
+		case 't':
+			trace_file = optarg;
+			break;
+		case 's':
+			g.scale = atof(optarg);
+			break;
+		case 'r':
+			g.rounds = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			g.warmup = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			g.alpha = atof(optarg);
+			break;
+		case 'z':
+			g.zipf_pages = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			g.accesses = strtoull(optarg, NULL, 0);
+			break;
+		case 'S':
+			g.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'f':
+			frames = strtoul(optarg, NULL, 0);
+			break;
+		case 'F':
+			frames_mb = atof(optarg);
+			break;
+		case 'R':
+			ratio_str = optarg;
+			break;
+		case 'P':
+			policies = optarg;
+			break;
+		case 'y':
+			lp.fault_young = true;
+			break;
+		case 'D':
+			lp.refault_deactivate = true;
+			break;
+		case 'b':
+			lp.bucket_order = atoi(optarg);
+			break;
+		case 'c':
+			lp.clock_start = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			file_mb = atof(optarg);
+			break;
+		case 'C':
+			csv = optarg;
+			break;
+		case 'H':
+			hist = true;
+			break;
+		case 'o':
+			save = optarg;
+			break;
+		case 'T':
+			return sim_selftest() ? 1 : 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind != argc || g.scale <= 0) {

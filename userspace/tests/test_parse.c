@@ -99,7 +99,7 @@ static void test_policy_parse_bad(struct aws_tc *tc)
 		{ " detect", 0, "leading space" },
 		{ "detect ", 0, "trailing space" },
 		{ "detect\t\n", 0, "tab before newline" },
-		{ "detect" " " "\n", 0, "space before newline" },
+		{ "detect \n", 0, "space before newline" },
 		{ "\tdetect", 0, "leading tab" },
 		{ "DETECT", 0, "upper case" },
 		{ "Detect", 0, "capitalised" },

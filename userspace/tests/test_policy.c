@@ -42,6 +42,7 @@ static const struct {
 	}, "protect: seed patches 1-2" },
 	{ AWS_POLICY_DETECT, {
 		.hooks_active = true,
+		.swapin_workingset = true,	/* 7/9 keeps SetPageWorkingset */
 		.anon_shadows = true,		/* 7/9 shadow in swap cache */
 		.clock = AWS_CLOCK_ANON,	/* 3/9 inactive_age[anon] */
 		.ws_rule = AWS_WS_ACTIVE_ANON,	/* 3/9 active of same type */
@@ -105,9 +106,9 @@ static void test_traits_invariants(struct aws_tc *tc)
 		/* active-first and refault detection never mix */
 		CHECK(tc, !(t->new_anon_active && t->anon_shadows),
 		      "%s: active-first with shadows", n);
-		/* the 4.20-5.8 PSI hack only where 6.1's restore is absent */
-		CHECK(tc, !(t->swapin_workingset && t->anon_shadows),
-		      "%s: PSI hack with shadows", n);
+		/* the 4.20-5.8 PSI hack never runs on the shared 6.1 clock */
+		CHECK(tc, !(t->swapin_workingset && t->clock == AWS_CLOCK_SHARED),
+		      "%s: PSI hack with the 6.1 algorithm", n);
 	}
 	/* stock is the only policy that leaves everything to the kernel */
 	for (p = 0; p < AWS_NR_POLICIES; p++)
