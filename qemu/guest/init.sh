@@ -14,6 +14,10 @@ mount -t tmpfs -o size=64m tmp /tmp
 mount -t cgroup2 none /sys/fs/cgroup
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 mkdir -p /tmp/results
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
 stty -F /dev/ttyS1 raw -echo 2>/dev/null

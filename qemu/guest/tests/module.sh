@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Module suite: anon_workingset.ko loads with its defaults, every policy and
+# ratio value round-trips through sysfs, /proc/anon_workingset has the
+# documented format and permissions, counters reset, and the module unloads
+# cleanly (hooks unregistered, proc file gone).
+. "$AWS_TOOLS/guest/lib.sh"
+
+mod_unload
+check insmod insmod "$AWS_MOD"
+expect default_policy policy "$(get_policy)" = detect
+expect default_ratio ratio "$(cat $AWS_PARAMS/ratio)" = auto
+check load_message bash -c 'dmesg | grep -q "anon_workingset: policy detect"'
+expect proc_mode mode "$(stat -c %a /proc/anon_workingset)" = 600
+
+# Format: "key value", one per line, keys [a-z0-9_], values numbers except
+# policy and ratio (docs/proc-anon_workingset.md).
+bad=$(awk 'NF != 2 || $1 !~ /^[a-z0-9_]+$/ ||
+	($1 != "policy" && $1 != "ratio" && $2 !~ /^[0-9]+$/)' /proc/anon_workingset)
+check proc_format test -z "$bad"
+for key in version policy ratio hooks_live eviction_bits bucket_order node0_anon_age \
+	node0_file_age placed_active placed_inactive swapins evictions evictions_noshadow \
+	refaults refaults_stale activations restores ref_activations swapin_activations \
+	sweeps switches refault_dist_log2_m8 refault_dist_log2_p0 refault_dist_log2_p8 \
+	refault_dist_log2_inf; do
+	grep -q "^$key " /proc/anon_workingset || fail "proc_key_$key" missing
+done
+ok proc_keys_present
+expect eviction_bits bits "$(aws_stat eviction_bits)" -eq 36
+expect hooks_live live "$(aws_stat hooks_live)" -eq 1
+
+for p in stock baseline protect upstream detect; do
+	set_policy "$p" && expect "policy_set_$p" policy "$(get_policy)" = "$p"
+	expect "policy_in_proc_$p" policy "$(aws_stat policy)" = "$p"
+done
+expect switches_counted switches "$(aws_stat switches)" -eq 5
+expect sweep_per_switch sweeps "$(aws_stat sweeps)" -eq 6
+for r in 1 3 1024 auto; do
+	echo "$r" >"$AWS_PARAMS/ratio" && expect "ratio_set_$r" ratio "$(cat $AWS_PARAMS/ratio)" = "$r"
+done
+
+# Some placements to count, then a reset.
+head -c 8M /dev/zero | tail -c 1 >/dev/null
+aws-randw --size 16M --threads 1 --writes 2000 >/dev/null 2>&1
+expect counters_count placed_inactive "$(aws_stat placed_inactive)" -gt 0
+check reset_write bash -c 'echo reset >/proc/anon_workingset'
+expect reset_zeroes switches "$(aws_stat switches)" -eq 0
+
+check rmmod rmmod anon_workingset
+check proc_gone test ! -e /proc/anon_workingset
+check unload_message bash -c 'dmesg | grep -q "anon_workingset: unloaded"'
+check insmod_with_params insmod "$AWS_MOD" policy=baseline ratio=1
+expect param_policy_at_load policy "$(get_policy)" = baseline
+expect param_ratio_at_load ratio "$(cat $AWS_PARAMS/ratio)" = 1
+check rmmod_again rmmod anon_workingset
+if insmod "$AWS_MOD" policy=bogus 2>/dev/null; then
+	fail insmod_rejects_bad_policy "loaded with policy=bogus"
+	rmmod anon_workingset
+else
+	ok insmod_rejects_bad_policy
+fi
+ktap_end

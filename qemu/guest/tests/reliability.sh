@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Reliability suite (short): while a verifying workload swaps hard in a
+# cgroup, unload and reload the module, flip policies and ratios, and turn
+# MGLRU on and off with the module loaded (hooks must go inert: the module's
+# counters stop).  Every workload run must verify all its pages, and the
+# host fails the run on any oops, WARN or hang in the console.
+#   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default 200) flips.
+. "$AWS_TOOLS/guest/lib.sh"
+
+CYCLES=${AWS_CYCLES:-20}
+FLIPS=${AWS_FLIPS:-200}
+POLICIES=(stock baseline protect detect upstream)
+mod_unload
+
+# A swapping, verifying load in the background for $1 seconds: randw over
+# twice its cgroup limit, checking every page before rewriting it.
+load_start() {
+	cg_run load 48M aws-randw --size 96M --threads 2 --seconds "$1" --verify-writes \
+		>/tmp/load.out 2>/tmp/load.err &
+	LOAD_PID=$!
+}
+load_check() { # load_check NAME
+	wait "$LOAD_PID"
+	local rc=$? res
+	res=$(grep '^RESULT' /tmp/load.out)
+	diag "$res"
+	if [ $rc = 0 ] && [ "$(result_get "$res" verify_fail)" = 0 ]; then
+		ok "$1 # $(result_get "$res" pages_verified) pages verified, pswpin $(result_get "$res" pswpin)"
+	else
+		fail "$1" "workload exit $rc: $(head -c 300 /tmp/load.err)"
+	fi
+}
+
+load_start 25
+sleep 2
+i=0 bad=0
+while [ $i -lt "$CYCLES" ]; do
+	p=${POLICIES[$((i % 5))]}
+	insmod "$AWS_MOD" policy="$p" || bad=$((bad + 1))
+	sleep 0.2
+	rmmod anon_workingset || bad=$((bad + 1))
+	i=$((i + 1))
+done
+expect load_unload_cycles failures "$bad" -eq 0
+diag "$CYCLES insmod/rmmod cycles under swapping load"
+load_check verify_after_load_unload
+
+insmod "$AWS_MOD" || fail insmod
+load_start 20
+sleep 2
+bad=0
+for i in $(seq 1 "$FLIPS"); do
+	set_policy "${POLICIES[$((RANDOM % 5))]}" || bad=$((bad + 1))
+	if [ $((i % 10)) = 0 ]; then
+		echo $((RANDOM % 4 + 1)) >"$AWS_PARAMS/ratio" || bad=$((bad + 1))
+	fi
+done
+echo auto >"$AWS_PARAMS/ratio"
+expect policy_flips_under_load failures "$bad" -eq 0
+expect switches_recorded switches "$(aws_stat switches)" -gt $((FLIPS / 2))
+load_check verify_after_flips
+
+# MGLRU on with the module loaded: hooks inert, nothing moves in our counters.
+set_policy detect
+load_start 25
+sleep 3
+echo y >/sys/kernel/mm/lru_gen/enabled
+expect mglru_enabled lru_gen "$(cat /sys/kernel/mm/lru_gen/enabled)" != 0x0000
+sleep 1
+expect hooks_inert_flag hooks_live "$(aws_stat hooks_live)" -eq 0
+c0=$(aws_stat placed_inactive) s0=$(aws_stat swapins) e0=$(aws_stat evictions)
+sleep 4
+expect hooks_inert_placements delta $(($(aws_stat placed_inactive) - c0)) -eq 0
+expect hooks_inert_swapins delta $(($(aws_stat swapins) - s0)) -eq 0
+expect hooks_inert_evictions delta $(($(aws_stat evictions) - e0)) -eq 0
+set_policy baseline && set_policy detect
+echo n >/sys/kernel/mm/lru_gen/enabled
+expect mglru_disabled lru_gen "$(cat /sys/kernel/mm/lru_gen/enabled)" = 0x0000
+sleep 4
+expect hooks_live_again hooks_live "$(aws_stat hooks_live)" -eq 1
+expect hooks_count_again swapins "$(aws_stat swapins)" -gt "$s0"
+load_check verify_across_mglru_toggle
+rmmod anon_workingset
+ok rmmod_after_mglru
+
+# swapoff/swapon with shadows present, then unload.
+insmod "$AWS_MOD" policy=detect
+cg_run load 48M aws-randw --size 96M --threads 1 --writes 40000 >/dev/null 2>&1 &
+sleep 4
+# Lift the limit first: swapoff brings every page back, charged to its cgroup.
+echo max >/sys/fs/cgroup/load/memory.max
+check swapoff_with_shadows swapoff /dev/vdc
+check swapon_again swapon /dev/vdc
+wait
+rmmod anon_workingset
+ok rmmod_after_swapoff
+ktap_end
