@@ -25,7 +25,7 @@ UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
 .PHONY: all deps kernel rootfs module userspace tools unit test run sim \
-	stress shell clean distclean check-style FORCE
+	stress shell clean distclean check-style check-hooks-off
 
 all: kernel rootfs module userspace tools
 
@@ -77,8 +77,12 @@ shell: deps kernel rootfs tools
 	@bash qemu/run-guest.sh --plan shell --interactive --variant $(VARIANT)
 
 # Kernel style on the C we own (module, policy core) and on the patch series.
-check-style: kernel
+check-style: module
 	@bash qemu/check-style.sh $(VARIANT)
+
+# The patched tree must also build with CONFIG_ANON_WS_HOOKS=n.
+check-hooks-off: kernel
+	@bash qemu/check-hooks-off.sh
 
 clean:
 	rm -rf $(B)/module-* $(B)/userspace $(B)/userspace-tests $(B)/tools-* $(B)/runs

@@ -24,6 +24,10 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^aws\.$1=//p" | tail -n 1; }
 PLAN=$(arg plan)
 export AWS_PLAN=$PLAN AWS_ARGS=$(arg args | tr ',' ' ')
+# aws.env=KEY=VALUE,KEY=VALUE: settings for the suites (e.g. AWS_CYCLES=200)
+for kv in $(arg env | tr ',' ' '); do
+	case $kv in AWS_[A-Z_]*=*) export "${kv?}" ;; esac
+done
 
 if ! mkswap -q /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then
 	echo "# aws-guest: FATAL: cannot enable swap on /dev/vdc" | tee /dev/ttyS1

@@ -11,8 +11,10 @@ echo "1..$#"
 i=0
 for suite in "$@"; do
 	i=$((i + 1))
+	t0=$SECONDS
 	timeout -k 10 "${AWS_SUITE_TIMEOUT:-600}" bash "$T/$suite.sh" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
+	echo "    # $suite: $((SECONDS - t0)) s"
 	case $rc in
 	0) echo "ok $i $suite" ;;
 	124|137) echo "not ok $i $suite # TIMEOUT after ${AWS_SUITE_TIMEOUT:-600}s" ;;

@@ -87,25 +87,29 @@ expect baseline_no_refaults workingset_refault_anon "$R_workingset_refault_anon"
 expect baseline_swapin_activations swapin_activations "$(aws_stat swapin_activations)" -gt 0
 
 # Placement of fresh anon memory, no memory pressure: 64M filled and held
-# (aws-zipf fills its region, then only reads it).
-placement() { # placement POLICY -> prints "active_delta_kb inactive_delta_kb"
-	local a0 i0 a1 i1 pid
+# by aws-zipf (it fills its region, then only reads it) in its own cgroup,
+# whose memory.stat counts exactly its pages.
+placement() { # placement POLICY -> prints "active_kb inactive_kb"
+	local cg=/sys/fs/cgroup/placement pid st
 	set_policy "$1"
-	sync; echo 1 >/proc/sys/vm/drop_caches
-	a0=$(meminfo_kb 'Active(anon)') i0=$(meminfo_kb 'Inactive(anon)')
-	aws-zipf --size 64M --seconds 8 >/dev/null 2>&1 &
+	mkdir -p "$cg"
+	(echo $BASHPID >"$cg/cgroup.procs" && exec aws-zipf --size 64M --seconds 8) \
+		>/dev/null 2>&1 &
 	pid=$!
 	sleep 5
-	a1=$(meminfo_kb 'Active(anon)') i1=$(meminfo_kb 'Inactive(anon)')
+	st=$(cat "$cg/memory.stat")
 	wait $pid
-	echo "$((a1 - a0)) $((i1 - i0))"
+	rmdir "$cg"
+	echo "$st" | awk '$1 == "active_anon" { a = $2 } $1 == "inactive_anon" { i = $2 }
+		END { print int(a / 1024), int(i / 1024) }'
 }
 read -r ba bi < <(placement baseline)
-diag "baseline placement: Active(anon) +${ba} kB, Inactive(anon) +${bi} kB"
-expect baseline_fresh_anon_active active_delta_kb "$ba" -gt 49152
+diag "baseline placement: active_anon ${ba} kB, inactive_anon ${bi} kB"
+expect baseline_fresh_anon_active active_kb "$ba" -gt 49152
+expect baseline_fresh_anon_not_inactive inactive_kb "$bi" -lt 16384
 read -r pa pi < <(placement protect)
-diag "protect placement: Active(anon) +${pa} kB, Inactive(anon) +${pi} kB"
-expect protect_fresh_anon_inactive inactive_delta_kb "$pi" -gt 49152
-expect protect_fresh_anon_not_active active_delta_kb "$pa" -lt 16384
+diag "protect placement: active_anon ${pa} kB, inactive_anon ${pi} kB"
+expect protect_fresh_anon_inactive inactive_kb "$pi" -gt 49152
+expect protect_fresh_anon_not_active active_kb "$pa" -lt 16384
 rmmod anon_workingset
 ktap_end

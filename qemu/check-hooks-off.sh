@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Check that the patched tree still builds with CONFIG_ANON_WS_HOOKS=n: the
+# default config with the option switched off, built for the files the
+# patch touches (mm/) plus vmlinux, in build/kernel-nohooks/.  The hook
+# sites must compile to the stock code and nothing may reference a symbol
+# that only exists with the option on.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+OBJ=$AWS_BUILD/kernel-nohooks
+[ -f "$AWS_BUILD/kernel-default/.config" ] || die "build the default kernel first (make kernel)"
+stage "kernel: build with CONFIG_ANON_WS_HOOKS=n (log: build/logs/kernel-nohooks.log)"
+mkdir -p "$OBJ"
+cp "$AWS_BUILD/kernel-default/.config" "$OBJ/.config"
+"$AWS_SRC/scripts/config" --file "$OBJ/.config" --disable ANON_WS_HOOKS
+make -C "$AWS_SRC" O="$OBJ" CC="ccache gcc" olddefconfig >"$AWS_LOGS/kernel-nohooks.log" 2>&1
+grep -q '^# CONFIG_ANON_WS_HOOKS is not set' "$OBJ/.config" || die "could not switch the option off"
+make -C "$AWS_SRC" O="$OBJ" CC="ccache gcc" -j"$(nproc)" vmlinux >>"$AWS_LOGS/kernel-nohooks.log" 2>&1 ||
+	die "build with CONFIG_ANON_WS_HOOKS=n failed, see $AWS_LOGS/kernel-nohooks.log"
+! nm "$OBJ/vmlinux" | grep -q 'anon_ws' || die "anon_ws symbols present with the option off"
+stage_done "builds, no anon_ws symbols in vmlinux"

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# For a guest booted with cgroup_disable=memory: shadows carry memcg id 0
+# and every lruvec is a node's.  Each policy must still load, swap under
+# global pressure with every page verified, and unload; the stock decoder
+# must cope with our shadows after unload (workload after rmmod).
+. "$AWS_TOOLS/guest/lib.sh"
+
+check memcg_disabled grep -q 'cgroup_disable=memory' /proc/cmdline
+mod_unload
+insmod "$AWS_MOD" || { fail insmod; ktap_end; exit 1; }
+for p in detect upstream baseline protect stock detect; do
+	set_policy "$p"
+	res=$(aws-randw --size 1.3x --threads 2 --writes 30000 --verify-writes 2>/dev/null |
+		grep '^RESULT')
+	diag "$p: $res"
+	expect "global_swap_verified_$p" verify_fail "$(result_get "$res" verify_fail)" -eq 0
+done
+expect refaults_seen refaults "$(aws_stat refaults)" -gt 0
+# Leave module shadows behind on purpose: a load that keeps running across
+# rmmod, then the stock code reads whatever the sweep missed.
+aws-randw --size 1.3x --threads 1 --seconds 12 --verify-writes >/tmp/across.out 2>&1 &
+sleep 5
+check rmmod_under_load rmmod anon_workingset
+wait $!
+res=$(grep '^RESULT' /tmp/across.out)
+diag "$res"
+expect verified_across_unload verify_fail "$(result_get "$res" verify_fail)" -eq 0
+ktap_end

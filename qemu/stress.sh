@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make stress`: the long reliability campaign.  One guest runs the
+# reliability and stress suites at campaign size (200 load/unload cycles,
+# 5000 policy/ratio flips, 30 s of verifying load per policy and device),
+# a second guest boots with cgroup_disable=memory.  Prints the figures at
+# the end; fails if any test failed, any page failed verification or the
+# kernel reported anything.  STRESS_SCALE=short gives the make-test size.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+VARIANT=${1:-default}
+if [ "${STRESS_SCALE:-long}" = short ]; then
+	ENV=AWS_CYCLES=20,AWS_FLIPS=200,AWS_STRESS_SECONDS=4 TIMEOUT=1200
+else
+	ENV=AWS_CYCLES=200,AWS_FLIPS=5000,AWS_STRESS_SECONDS=30 TIMEOUT=5400
+fi
+T0=$SECONDS
+rc_all=0
+
+stage "stress: reliability + stress suites ($ENV)"
+bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name stress --variant "$VARIANT" --mem 512M \
+	--timeout "$TIMEOUT" --append "aws.args=reliability,stress aws.env=AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV" ||
+	rc_all=1
+stage_done
+stage "stress: boot with cgroup_disable=memory"
+bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name stress-nomemcg --variant "$VARIANT" --mem 256M \
+	--timeout 900 --append "cgroup_disable=memory aws.args=nomemcg" || rc_all=1
+stage_done
+
+logs=("$AWS_BUILD/runs/stress/ktap.log" "$AWS_BUILD/runs/stress-nomemcg/ktap.log")
+cons=("$AWS_BUILD/runs/stress/console.log" "$AWS_BUILD/runs/stress-nomemcg/console.log")
+read -r p f s < <(cat "${logs[@]}" | awk -f "$AWS_TOP/qemu/ktap-count.awk")
+fig() { cat "${logs[@]}" | sed -n "s/.*# figure $1=\([0-9]*\).*/\1/p" | awk '{ t += $1 } END { print t + 0 }'; }
+res() { cat "${logs[@]}" | grep -o "RESULT .*" | tr ' ' '\n' | sed -n "s/^$1=//p" |
+	awk '$1 >= 0 { t += $1 } END { printf "%d\n", t }'; }
+reports=$(cat "${cons[@]}" | grep -Ec 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|detected stalls|soft lockup|general protection|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|int3: ')
+vfail=$(res verify_fail)
+cat <<FIG
+== stress figures ($((SECONDS - T0)) s, logs: build/runs/stress*/)
+   load/unload cycles survived : $(fig load_unload_cycles)
+   policy/ratio flips          : $(fig policy_flips)
+   MGLRU on/off under load     : $(fig mglru_toggles)
+   bytes verified              : $(($(res pages_verified) * 4096))
+   swap-ins exercised (pages)  : $(res pswpin)
+   swap-outs exercised (pages) : $(res pswpout)
+   kernel reports              : $reports
+   verification failures       : $vfail
+   test cases                  : $p passed, $f failed, $s skipped
+FIG
+[ "$rc_all" = 0 ] && [ "$f" = 0 ] && [ "$reports" = 0 ] && [ "$vfail" = 0 ]
