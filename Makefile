@@ -5,15 +5,19 @@
 # workloads) and rebuild only what changed.  Outputs go to build/ (ignored);
 # experiment results to results/.
 #
-#   make test        host unit tests + guest test suite, ends "N passed, N failed"
+#   make test        host unit tests + guest test suites, ends "N passed, N failed"
+#   make quick       the same for the harness and module suites only (~1-2 min)
 #   make run         policy experiment in one boot (PLAN=short|full)
 #   make sim         trace simulator: each policy vs Belady's OPT
 #   make stress      longer reliability campaign in the guest
-#   make shell       interactive guest on the serial console
+#   make shell       interactive guest on the serial console (MEM=, CPUS=)
+#   make check-style checkpatch --strict + sparse;  make check-hooks-off
 #   VARIANT=debug    any of the above on the debug kernel (KASAN, lockdep, ...)
 
 VARIANT ?= default
 PLAN ?= short
+MEM ?= 512M
+CPUS ?= 2
 B := build
 KOBJ := $(B)/kernel-$(VARIANT)
 KCC := ccache gcc
@@ -24,7 +28,7 @@ DEPS := linux-source-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
 UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: all deps kernel rootfs module userspace tools unit test run sim \
+.PHONY: all deps kernel rootfs module userspace tools unit test quick run sim \
 	stress shell clean distclean check-style check-hooks-off
 
 all: kernel rootfs module userspace tools
@@ -64,6 +68,10 @@ unit:
 test: deps
 	@bash qemu/test.sh $(VARIANT)
 
+# The edit-build-boot loop: a module change reaches a booted result in ~1 min.
+quick: deps
+	@AWS_SUITES="harness module" bash qemu/test.sh $(VARIANT)
+
 run: deps kernel rootfs tools
 	@bash qemu/experiment.sh $(PLAN)
 
@@ -74,7 +82,7 @@ stress: deps kernel rootfs tools
 	@bash qemu/stress.sh $(VARIANT)
 
 shell: deps kernel rootfs tools
-	@bash qemu/run-guest.sh --plan shell --interactive --variant $(VARIANT)
+	@bash qemu/run-guest.sh --plan shell --interactive --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
 
 # Kernel style on the C we own (module, policy core) and on the patch series.
 check-style: module

@@ -100,4 +100,16 @@ check swapon_again swapon /dev/vdc
 wait
 rmmod anon_workingset
 ok rmmod_after_swapoff
+
+# Debug kernel only: nothing the module allocated may leak after unload.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 2
+	echo scan >/sys/kernel/debug/kmemleak
+	leaks=$(grep -c 'anon_workingset\|aws_' /sys/kernel/debug/kmemleak)
+	grep -B2 -A12 'anon_workingset\|aws_' /sys/kernel/debug/kmemleak | head -n 30 | sed 's/^/# /'
+	expect kmemleak_after_unload leak_lines "$leaks" -eq 0
+else
+	skip kmemleak_after_unload "kernel without CONFIG_DEBUG_KMEMLEAK"
+fi
 ktap_end
