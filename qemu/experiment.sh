@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make run [PLAN=short|full]`: the policy experiment.  Boots ONE guest that
-# runs the whole policies x workloads matrix (qemu/guest/plans/experiment.sh),
-# then copies the raw data to results/<UTC timestamp>/, post-processes it
-# with qemu/results.py (CSV, JSON, PNG, the terminal table), writes meta.json
-# (exact command, kernel, package, module and git versions) and points
-# results/latest at the new directory.
+# `make run [PLAN=short|full]`: the policy experiment.  One guest (512 MB)
+# runs the whole memcg-limited policies x workloads matrix in one boot
+# (qemu/guest/plans/experiment.sh); a second, small guest (128 MB) runs the
+# global-pressure cells, which need a guest whose whole memory is used.  The
+# raw data of both goes to results/<UTC timestamp>/, qemu/results.py turns
+# it into CSV, JSON, PNG and the terminal table, meta.json records the exact
+# command, kernel, package, module and git versions, and results/latest
+# points at the new directory.
 #
-# Fails (non-zero exit, message on stderr) if the guest run fails, if any
+# Fails (non-zero exit, message on stderr) if a guest run fails, if any
 # workload exits non-zero or reports verify_fail != 0, or if a cell of the
 # matrix has no data; in the last two cases the data is kept in
 # results/<timestamp>/ (marked by a FAILED file) but results/latest is not
@@ -28,7 +30,7 @@ short) TIMEOUT=${AWS_RUN_TIMEOUT:-2400} ;;
 full) TIMEOUT=${AWS_RUN_TIMEOUT:-14400} ;;
 *) die "unknown plan '$PLAN' (PLAN=short or PLAN=full)" ;;
 esac
-MEM=512M CPUS=2 SWAP=1G
+MEM=512M GMEM=128M CPUS=2 SWAP=1G
 NAME=experiment
 RUN=$AWS_BUILD/runs/$NAME
 T0=$SECONDS
@@ -36,54 +38,76 @@ START_UTC=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 TS=$(date -u +%Y%m%dT%H%M%SZ)
 ARGS="$PLAN${EXTRA:+,$EXTRA}"
 
-command -v python3 >/dev/null || die "python3 missing"
-python3 -c 'import matplotlib' 2>/dev/null || die "python3-matplotlib missing (run: make deps)"
-
-stage "guest: experiment plan '$PLAN' (aws.args=$ARGS), one boot"
-# The guest prints '# ' progress lines on its clean channel (ktap.log); show
-# them as they come.  Polling by line count (not tail -F) because run-guest.sh
-# rewrites the file in place when the guest has finished.
-rm -rf "$RUN"
-bash "$AWS_TOP/qemu/run-guest.sh" --plan experiment --name "$NAME" --mem $MEM --cpus $CPUS \
-	--swap $SWAP --variant "$VARIANT" --timeout "$TIMEOUT" --append "aws.args=${ARGS// /,}" &
-gpid=$!
-shown=0
-show_progress() {
-	local n
-	[ -f "$RUN/ktap.log" ] || return 0
-	n=$(wc -l <"$RUN/ktap.log")
-	[ "$n" -gt "$shown" ] || return 0
-	sed -n "$((shown + 1)),${n}p" "$RUN/ktap.log" | tr -d '\r' | grep '^# ' | sed 's/^/   /'
-	shown=$n
-}
-while kill -0 $gpid 2>/dev/null; do
-	sleep 2
-	show_progress
+# Debian's python3 (python3-matplotlib is a Debian package); a python3 earlier
+# in PATH (pyenv, venv) usually cannot see it.
+PY=
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; break; fi
 done
-wait $gpid
-grc=$?
-show_progress
-stage_done "guest exit status $grc"
+[ -n "$PY" ] || die "no python3 with matplotlib (run: make deps, for python3-matplotlib)"
 
-if [ $grc != 0 ] || [ ! -s "$RUN/results/runs.tsv" ]; then
-	case $grc in
-	2) why="the guest kernel reported a problem (panic, oops, WARN, lockup)" ;;
-	3) why="the guest timed out or stopped before finishing its plan" ;;
-	0) why="the guest wrote no runs.tsv" ;;
-	*) why="run-guest.sh failed (exit status $grc)" ;;
-	esac
-	echo "error: make run: $why; console log: ${RUN#$AWS_TOP/}/console.log," \
-		"partial data in ${RUN#$AWS_TOP/}/results/" >&2
-	exit 1
-fi
+# boot NAME MEM ARGS [KERNEL-ARGS]: one guest running the experiment plan;
+# its '# ' progress lines (on the clean channel, ktap.log) are shown as they
+# come.  Polling by line count, not tail -F: run-guest.sh rewrites the file
+# in place when the guest has finished.  Sets BOOT_RC.
+boot() {
+	local name=$1 mem=$2 args=$3 kargs=${4:-} run=$AWS_BUILD/runs/$1 shown=0 gpid n
+	rm -rf "$run"
+	bash "$AWS_TOP/qemu/run-guest.sh" --plan experiment --name "$name" --mem "$mem" \
+		--cpus $CPUS --swap $SWAP --variant "$VARIANT" --timeout "$TIMEOUT" \
+		--append "aws.args=${args// /,}${kargs:+ $kargs}" &
+	gpid=$!
+	while :; do
+		sleep 2
+		if [ -f "$run/ktap.log" ]; then
+			n=$(wc -l <"$run/ktap.log")
+			if [ "$n" -gt "$shown" ]; then
+				sed -n "$((shown + 1)),${n}p" "$run/ktap.log" | tr -d '\r' |
+					grep '^# ' | sed 's/^/   /'
+				shown=$n
+			fi
+		fi
+		kill -0 $gpid 2>/dev/null || break
+	done
+	wait $gpid
+	BOOT_RC=$?
+	if [ $BOOT_RC != 0 ] || [ ! -f "$run/results/runs.tsv" ]; then
+		case $BOOT_RC in
+		2) why="the guest kernel reported a problem (panic, oops, WARN, lockup)" ;;
+		3) why="the guest timed out or stopped before finishing its plan" ;;
+		0) why="the guest wrote no runs.tsv" ;;
+		*) why="run-guest.sh failed (exit status $BOOT_RC)" ;;
+		esac
+		echo "error: make run: $why; console log: ${run#$AWS_TOP/}/console.log," \
+			"partial data in ${run#$AWS_TOP/}/results/" >&2
+		exit 1
+	fi
+}
+
+stage "guest 1/2: experiment plan '$PLAN', memcg-limited cells (aws.args=$ARGS, $MEM)"
+boot $NAME $MEM "$ARGS"
+stage_done
+# Global pressure needs a guest whose whole memory is used.  rodata=off:
+# under TCG a page freed from the kernel image's rodata/data gap stalls the
+# vCPU in clear_page_erms for 20+ s when the allocator hands it out (soft
+# lockup panic, reproduced 3 of 3 times, module not loaded); rodata=off keeps
+# those pages out of the allocator.  See docs/results.md.
+stage "guest 2/2: experiment plan '$PLAN', global-pressure cells (aws.args=$ARGS,global, $GMEM)"
+boot $NAME-global $GMEM "$ARGS global" "rodata=off"
+stage_done
 
 stage "results: results/$TS"
 OUT=$AWS_TOP/results/$TS
 mkdir -p "$OUT"
-cp "$RUN/results/"{runs.tsv,matrix.tsv,guest-info.txt,results.txt} "$OUT/"
+G=$AWS_BUILD/runs/$NAME-global/results
+for f in runs.tsv matrix.tsv results.txt; do
+	cat "$RUN/results/$f" "$G/$f" >"$OUT/$f"
+done
+cp "$RUN/results/guest-info.txt" "$OUT/guest-info.txt"
+cp "$G/guest-info.txt" "$OUT/guest-info-global.txt"
 # The workloads' stderr is small (a few lines per run); cap it all the same.
-head -c 2000000 "$RUN/results/workloads.log" >"$OUT/workloads.log"
-grep '^# ' "$RUN/ktap.log" | tr -d '\r' >"$OUT/progress.txt"
+cat "$RUN/results/workloads.log" "$G/workloads.log" | head -c 2000000 >"$OUT/workloads.log"
+cat "$RUN/ktap.log" "$AWS_BUILD/runs/$NAME-global/ktap.log" | tr -d '\r' | grep '^# ' >"$OUT/progress.txt"
 
 gi() { sed -n "s/^$1 //p" "$OUT/guest-info.txt" | head -n 1; }
 git_commit=$(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)
@@ -94,16 +118,21 @@ export M_PLAN=$PLAN M_ARGS=$ARGS M_DATE=$START_UTC M_TS=$TS
 export M_GUEST_UNAME=$(gi uname_r) M_GUEST_UNAME_V=$(gi uname_v)
 export M_PKG="linux-source-6.1 $(kernel_pkg_version)"
 export M_GIT=$git_commit M_GIT_DIRTY=$git_dirty
-export M_MOD_SRCVERSION=$(gi module_srcversion) M_MOD_FILE_SRCVERSION=$(gi module_file_srcversion)
+# The module declares no MODULE_VERSION, so modinfo has no srcversion (it is
+# recorded if it ever appears); its sha256 and a hash of its sources stand in.
+export M_MOD_SRCVERSION=$(gi module_srcversion) M_MOD_SHA256=$(gi module_sha256)
+export M_MOD_SRC_HASH=$(cd "$AWS_TOP" && cat module/Kbuild module/*.[ch] include/*.h | sha256sum | cut -c1-16)
 export M_MOD_VERMAGIC=$(gi module_vermagic)
 export M_QEMU="$(qemu-system-x86_64 --version | head -n 1)"
 export M_QEMU_CMD="$(cat "$RUN/qemu-cmdline")"
+export M_QEMU_CMD_GLOBAL="$(cat "$AWS_BUILD/runs/$NAME-global/qemu-cmdline")"
+export M_GMEM=$GMEM M_GUEST_S_GLOBAL=$(sed -n 's/^total_s //p' "$OUT/guest-info-global.txt")
 export M_ACCEL=$(sed -n 's/.*-accel \([^ ]*\).*/\1/p' "$RUN/qemu-cmdline")
 export M_MEM=$MEM M_CPUS=$CPUS M_SWAP=$SWAP M_VARIANT=$VARIANT
 export M_HOST="$(uname -srm), $(nproc) CPUs"
-export M_GUEST_S=$(gi total_s) M_CONSOLE="build/runs/$NAME/console.log"
+export M_GUEST_S=$(gi total_s) M_CONSOLE="build/runs/$NAME/console.log build/runs/$NAME-global/console.log"
 export M_PATCHES="$(patch_series | xargs -r -n1 basename | tr '\n' ' ')"
-python3 - "$OUT/meta.json" <<'EOF'
+"$PY" - "$OUT/meta.json" <<'EOF'
 import json, os, sys
 e = os.environ
 meta = {
@@ -112,13 +141,16 @@ meta = {
     "guest_kernel": e["M_GUEST_UNAME"], "guest_kernel_build": e["M_GUEST_UNAME_V"],
     "kernel_package": e["M_PKG"], "patches": e["M_PATCHES"].split(),
     "git_commit": e["M_GIT"], "git_tracked_files_modified": int(e["M_GIT_DIRTY"]),
-    "module_srcversion": e["M_MOD_SRCVERSION"],
-    "module_file_srcversion": e["M_MOD_FILE_SRCVERSION"],
+    "module_srcversion": e["M_MOD_SRCVERSION"] or None,
+    "module_sha256": e["M_MOD_SHA256"],
+    "module_source_sha256_16": e["M_MOD_SRC_HASH"],
     "module_vermagic": e["M_MOD_VERMAGIC"], "kernel_variant": e["M_VARIANT"],
     "qemu": e["M_QEMU"], "accel": e["M_ACCEL"], "guest_mem": e["M_MEM"],
     "guest_cpus": int(e["M_CPUS"]), "swap": e["M_SWAP"], "host": e["M_HOST"],
     "qemu_cmdline": e["M_QEMU_CMD"], "guest_matrix_seconds": e["M_GUEST_S"],
-    "console_log": e["M_CONSOLE"] + " (not kept in results/)",
+    "global_guest_mem": e["M_GMEM"], "qemu_cmdline_global": e["M_QEMU_CMD_GLOBAL"],
+    "global_guest_matrix_seconds": e["M_GUEST_S_GLOBAL"],
+    "console_logs": e["M_CONSOLE"] + " (not kept in results/)",
 }
 with open(sys.argv[1], "w") as f:
     json.dump(meta, f, indent=1)
@@ -126,7 +158,7 @@ with open(sys.argv[1], "w") as f:
 EOF
 [ -s "$OUT/meta.json" ] || die "could not write $OUT/meta.json"
 
-python3 "$AWS_TOP/qemu/results.py" "$OUT"
+"$PY" "$AWS_TOP/qemu/results.py" "$OUT"
 prc=$?
 stage_done
 if [ $prc != 0 ]; then

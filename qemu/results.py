@@ -54,6 +54,10 @@ METRICS = [
     ("aws_activations", "module activations"),
     ("aws_evictions", "module evictions"),
 ]
+# (from, to) policy pairs whose median changes the table lists
+PAIRS = [("baseline", "detect"), ("protect", "detect"), ("baseline", "protect"),
+         ("nomod", "upstream"), ("nomod", "mglru"), ("baseline-r3", "baseline"),
+         ("protect", "protect-r1"), ("protect-r3", "protect-r1"), ("detect-r3", "detect")]
 HIST_KEYS = (["refault_dist_log2_m%d" % i for i in range(8, 0, -1)] +
              ["refault_dist_log2_p%d" % i for i in range(0, 9)] +
              ["refault_dist_log2_inf"])
@@ -253,6 +257,34 @@ def table(summary, info):
         out.append(line(hdr))
         for r in rows:
             out.append(line(r))
+    out.append("")
+    out.append("changes of the medians (seed: base = v5.5 = baseline, patch = whole series = detect)")
+    hdr = ["cell", "from -> to", "swap-in", "swap-out", "metric"]
+    rows = []
+    idx = {(e["cell"], e["policy"]): e for e in summary}
+    for cell in cells:
+        for a, b in PAIRS:
+            ea, eb = idx.get((cell, a)), idx.get((cell, b))
+            if not ea or not eb:
+                continue
+            r = [cell, "%s -> %s" % (a, b)]
+            for key in ("vm_pswpin", "vm_pswpout"):
+                c = change(ea["stats"].get(key, {}).get("median"),
+                           eb["stats"].get(key, {}).get("median"))
+                r.append("-" if c is None else "%+.1f%%" % c)
+            ma = ea["stats"].get(ea["metric"], {}).get("median")
+            mb = eb["stats"].get(ea["metric"], {}).get("median")
+            c = change(ma, mb)
+            r.append("%s: %s -> %s%s" % (ea["metric_label"], fmt(ma), fmt(mb),
+                                         "" if c is None else " (%+.1f%%)" % c))
+            rows.append(r)
+    if not rows:
+        out.append("(no policy pairs to compare)")
+        return "\n".join(out)
+    w = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
+    for r in [hdr] + rows:
+        out.append("  ".join(str(x).ljust(w[i]) if i in (0, 1, 4) else str(x).rjust(w[i])
+                             for i, x in enumerate(r)).rstrip())
     return "\n".join(out)
 
 

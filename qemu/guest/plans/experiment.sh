@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make run` guest plan: the policy experiment, policies x workloads in one
-# boot.  Driven by qemu/experiment.sh on the host, which boots the guest with
-# aws.args=PLAN[,n=N][,only=GLOB:GLOB][,policies=P:P] and post-processes
-# /tmp/results (tarred by the guest init):
+# boot.  Driven by qemu/experiment.sh on the host, which boots the guest
+# twice: aws.args=PLAN[,n=N][,only=GLOB:GLOB][,policies=P:P] for the
+# memcg-limited cells (512 MB guest), and the same plus ",global" for the
+# global-pressure cells (128 MB guest).  Output in /tmp/results (tarred by
+# the guest init):
 #
 #   runs.tsv        one line per run, tab-separated key=value fields: cell,
 #                   policy, rep, rc, wall_s, res_* (the workload's RESULT
@@ -27,7 +29,6 @@
 OUT=/tmp/results
 LRU_GEN=/sys/kernel/mm/lru_gen/enabled
 CG=/sys/fs/cgroup/aws-exp
-BALLOON=/tmp/aws-balloon
 VMKEYS="pswpin pswpout workingset_refault_anon workingset_activate_anon
 	workingset_restore_anon pgactivate pgdeactivate pgmajfault pgfault
 	pgscan_kswapd pgscan_direct pgsteal_kswapd pgsteal_direct
@@ -36,10 +37,11 @@ CGKEYS="pgscan pgsteal pgactivate pgdeactivate workingset_refault_anon
 	workingset_activate_anon workingset_restore_anon pgfault pgmajfault"
 POLICIES="nomod mglru baseline protect detect upstream"
 
-PLAN=short N="" ONLY="" POLS=""
+PLAN=short N="" ONLY="" POLS="" BOOT=main
 for a in $AWS_ARGS; do
 	case $a in
 	short | full) PLAN=$a ;;
+	global) BOOT=global ;;
 	n=*) N=${a#n=} ;;
 	only=*) ONLY=${a#only=} ;;
 	policies=*) POLS=${a#policies=} ;;
@@ -49,8 +51,8 @@ done
 
 # ---- the matrix ----------------------------------------------------------
 # cell NAME LIMIT "POLICIES" CMD...: LIMIT is a memory.max value, or
-# global:MB (no memcg limit; a ramfs balloon leaves MB of MemAvailable, so
-# reclaim is global: kswapd and direct reclaim on the node).
+# "global": no memcg limit (the run still gets its own cgroup, for
+# memory.stat); those cells run only in the global-pressure boot.
 CELLS=()
 declare -A C_LIMIT C_POLS C_CMD
 cell() {
@@ -61,17 +63,21 @@ cell() {
 }
 
 if [ "$PLAN" = short ]; then
-	REPS=3 ROUNDS=4 ZSEC=2 RSEC=3 ZLIM=32M
+	REPS=3 ROUNDS=3 ZSEC=1.5 RSEC=2 ZLIM=16M
 	ZALPHAS="0.5 0.9 1.3" ZTHREADS="1"
 	ZPOLS="nomod mglru baseline protect detect"
 	RPOLS="nomod mglru baseline baseline-r3 protect protect-r1 detect"
-	GPOLS="nomod baseline protect detect"
+	PPOLS=$POLICIES
+	GPOLS="nomod baseline protect detect upstream"
+	GCELLS="protect-global"
 else
-	REPS=5 ROUNDS=8 ZSEC=8 RSEC=8 ZLIM=64M
+	REPS=5 ROUNDS=8 ZSEC=5 RSEC=8 ZLIM=64M
 	ZALPHAS="0.1 0.3 0.5 0.7 0.9 1.1 1.3" ZTHREADS="1 2"
 	ZPOLS=$POLICIES
 	RPOLS="$POLICIES baseline-r3 protect-r1 protect-r3 detect-r3"
+	PPOLS=$POLICIES
 	GPOLS=$POLICIES
+	GCELLS="protect-global thrash-global"
 fi
 [ -n "$N" ] && REPS=$N
 
@@ -83,9 +89,13 @@ cell thrash-seed 70M "$POLICIES" aws-thrash --cold 128M --hot1 24M --hot2 24M \
 	--cold-slice 32M --rounds $ROUNDS
 cell thrash-detect 70M "$POLICIES" aws-thrash --cold 128M --hot1 40M --hot2 12M \
 	--cold-slice 48M --rounds $ROUNDS
-# the cover letter's protection example: a hot set that fits, used-once waves
-# that do not.
-cell protect 64M "$POLICIES" aws-protect --hot 24M --wave 64M --waves 3
+# the cover letter's protection example: a hot set of half the memory (its
+# 50 of 100 pages) that fits, used-once waves that do not; the hot set is
+# re-read twice per wave (--chunks 2).  protect-dense re-reads it 16 times
+# per wave (full plan only).
+cell protect 64M "$PPOLS" aws-protect --hot 32M --wave 64M --waves 3 --chunks 2
+[ "$PLAN" = full ] && cell protect-dense 64M "$PPOLS" aws-protect --hot 32M --wave 64M \
+	--waves 3 --chunks 16
 # ebizzy-like zipf reads at 2x the memory limit.
 for t in $ZTHREADS; do
 	for a in $ZALPHAS; do
@@ -97,14 +107,22 @@ done
 # plus the anon inactive ratio knob (the seed's patch 1 is ratio 1; the
 # sqrt rule gives 1 below 1 GB, 3 at 1 GB, 7 at 5 GB).
 cell randw $ZLIM "$RPOLS" aws-randw --size $((2 * ${ZLIM%M}))M --threads 2 --seconds $RSEC
-# global memory pressure: no memcg limit, a ramfs balloon leaves ~N MB.
-cell protect-global global:72 "$GPOLS" aws-protect --hot 24M --wave 64M --waves 3
-cell thrash-global global:80 "$GPOLS" aws-thrash --cold 128M --hot1 40M \
-	--hot2 12M --cold-slice 48M --rounds $ROUNDS
+# global memory pressure (second, smaller guest: aws.args=...,global): no
+# memcg limit, the workload is larger than the guest's free memory, so
+# reclaim is global (kswapd and direct reclaim on the node).  In a 128 MB
+# guest the hot set (32M) fits, hot set + a wave (96M) does not; here the
+# hot set is re-read 16 times per wave (with 2, every policy loses all of it
+# every wave at this size).
+[[ " $GCELLS " == *" protect-global "* ]] && cell protect-global global "$GPOLS" \
+	aws-protect --hot 32M --wave 64M --waves 3 --chunks 16
+[[ " $GCELLS " == *" thrash-global "* ]] && cell thrash-global global "$GPOLS" \
+	aws-thrash --cold 128M --hot1 40M --hot2 12M --cold-slice 48M --rounds $ROUNDS
 
 # ---- helpers -------------------------------------------------------------
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+# Under TCG every fork+exec costs tens of ms, so the per-run bookkeeping is
+# done in bash builtins: no date/awk/grep/cat per counter.
+now_us() { T_US=${EPOCHREALTIME/./}; }
+secs() { printf '%d.%03d' $(($1 / 1000000)) $(($1 % 1000000 / 1000)); }
 selected() { # selected NAME GLOBS(colon-separated)
 	local g
 	[ -z "$2" ] && return 0
@@ -116,120 +134,142 @@ selected() { # selected NAME GLOBS(colon-separated)
 }
 
 mglru_set() { [ -w $LRU_GEN ] && echo "$1" >$LRU_GEN; }
-mod_loaded() { lsmod | grep -q '^anon_workingset '; }
+mod_loaded() { [ -d /sys/module/anon_workingset ]; }
 
 # setup_policy P: put the kernel into policy P; fails loudly.
 setup_policy() {
-	local p=$1 base=$1 ratio=auto
+	local p=$1 base=$1 ratio=auto cur
 	if [[ $p == *-r* ]]; then
 		base=${p%-r*} ratio=${p##*-r}
 	fi
 	case $base in
 	nomod | mglru)
-		mod_unload || { echo "# experiment: rmmod failed"; return 1; }
+		if mod_loaded && ! rmmod anon_workingset; then
+			echo "# experiment: rmmod failed"
+			return 1
+		fi
 		if [ "$base" = mglru ]; then mglru_set y; else mglru_set n; fi
 		;;
 	baseline | protect | detect | upstream | stock)
 		mglru_set n
-		mod_load || { echo "# experiment: insmod failed"; return 1; }
+		if ! mod_loaded && ! insmod "$AWS_MOD"; then
+			echo "# experiment: insmod failed"
+			return 1
+		fi
 		echo "$ratio" >"$AWS_PARAMS/ratio" || return 1
-		set_policy "$base" || return 1
-		[ "$(get_policy)" = "$base" ] || return 1
+		echo "$base" >"$AWS_PARAMS/policy" || return 1
+		read -r cur <"$AWS_PARAMS/policy"
+		[ "$cur" = "$base" ] || return 1
 		;;
 	*) echo "# experiment: unknown policy '$p'"; return 1 ;;
 	esac
 }
 
-vm_snap() {
-	awk -v keys="$VMKEYS" 'BEGIN { n = split(keys, k); for (i = 1; i <= n; i++) w[k[i]] = 1 }
-		($1 in w) { print $1, $2 }' /proc/vmstat
+# kv_fields PREFIX FILE [KEYS]: "key value" lines as "\tPREFIXkey=value"
+# fields appended to ROW (only KEYS if given).  The file is copied first:
+# bash's read takes /proc and cgroup files a few bytes at a time, and a seq
+# file whose numbers change between two reads comes out torn.
+kv_fields() {
+	local pre=$1 f=$2 keys=" " k v
+	for k in ${3:-}; do keys+="$k "; done
+	cat "$f" >/tmp/kv 2>/dev/null || return 0
+	while read -r k v; do
+		[ -n "$k" ] || continue
+		[ "$keys" = " " ] || [[ $keys == *" $k "* ]] || continue
+		ROW+="	$pre$k=$v"
+	done </tmp/kv
 }
-
-balloon_up() { # balloon_up AVAIL_MB: pin memory in ramfs until ~AVAIL_MB remain
-	local avail fill
-	mkdir -p $BALLOON && mount -t ramfs none $BALLOON || return 1
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	avail=$(($(meminfo_kb MemAvailable) / 1024))
-	fill=$((avail - $1))
-	[ $fill -gt 0 ] || fill=0
-	dd if=/dev/zero of=$BALLOON/fill bs=1M count=$fill status=none || return 1
-	BALLOON_MB=$fill
-	echo "# experiment: balloon ${fill} MB in ramfs, MemAvailable now $(($(meminfo_kb MemAvailable) / 1024)) MB"
+# vm_read ARRAY: /proc/vmstat into an associative array (copied first, as above)
+vm_read() {
+	local -n _vm=$1
+	local k v
+	_vm=()
+	cat /proc/vmstat >/tmp/vmstat
+	while read -r k v; do
+		[ -n "$k" ] && _vm[$k]=$v
+	done </tmp/vmstat
 }
-balloon_down() { rm -f $BALLOON/fill; umount $BALLOON 2>/dev/null; BALLOON_MB=0; }
 
 # run_one CELL POLICY REP: one run, one line in runs.tsv
 RUN_I=0 RUN_N=0 FAILS=0
+declare -A VM0 VM1 RES
 run_one() {
-	local cell=$1 pol=$2 rep=$3 limit=${C_LIMIT[$1]} tag rc t0 t1 res row k v
+	local cell=$1 pol=$2 rep=$3 limit=${C_LIMIT[$1]} tag rc t0 k v w x res=""
 	local -a cmd
 	read -r -a cmd <<<"${C_CMD[$cell]}"
 	RUN_I=$((RUN_I + 1))
 	tag="$cell $pol $rep"
-	row="cell=$cell	policy=$pol	rep=$rep	limit=$limit	balloon_mb=${BALLOON_MB:-0}"
+	ROW="cell=$cell	policy=$pol	rep=$rep	limit=$limit	boot=$BOOT"
 	if ! setup_policy "$pol"; then
 		echo "# [$RUN_I/$RUN_N] $tag: FAILED to set up policy"
-		printf '%s\trc=-1\terror=policy_setup\n' "$row" >>$OUT/runs.tsv
+		printf '%s\trc=-1\terror=policy_setup\n' "$ROW" >>$OUT/runs.tsv
 		FAILS=$((FAILS + 1))
 		return
 	fi
-	row+="	lru_gen=$(cat $LRU_GEN 2>/dev/null || echo none)"
+	read -r x <$LRU_GEN 2>/dev/null || x=none
+	ROW+="	lru_gen=$x"
 	if mod_loaded; then
-		row+="	ratio=$(cat "$AWS_PARAMS/ratio")"
+		read -r x <"$AWS_PARAMS/ratio"
+		ROW+="	ratio=$x"
 		echo reset >/proc/anon_workingset
 	fi
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	rmdir $CG 2>/dev/null
+	[ -d $CG ] && rmdir $CG
 	mkdir $CG || { echo "# experiment: cannot create $CG"; return 1; }
-	if [[ $limit != global:* ]] && ! echo "$limit" >$CG/memory.max; then
+	if [ "$limit" != global ] && ! echo "$limit" >$CG/memory.max; then
 		echo "# experiment: cannot set memory.max=$limit"
-		printf '%s\trc=-1\terror=memory_max\n' "$row" >>$OUT/runs.tsv
+		printf '%s\trc=-1\terror=memory_max\n' "$ROW" >>$OUT/runs.tsv
 		FAILS=$((FAILS + 1))
 		rmdir $CG
 		return
 	fi
-	vm_snap >/tmp/vm0
-	t0=$(now)
+	RES=()
+	vm_read VM0
+	now_us
+	t0=$T_US
 	(echo $BASHPID >$CG/cgroup.procs && exec "${cmd[@]}" --seed "$rep") \
 		>/tmp/wl.out 2>/tmp/wl.err
 	rc=$?
-	t1=$(now)
-	vm_snap >/tmp/vm1
-	row+="	rc=$rc	wall_s=$(elapsed "$t0" "$t1")"
-	row+=$(awk 'NR == FNR { a[$1] = $2; next } { printf "\tvm_%s=%d", $1, $2 - a[$1] }' \
-		/tmp/vm0 /tmp/vm1)
-	row+=$(awk -v keys="$CGKEYS" 'BEGIN { n = split(keys, k); for (i = 1; i <= n; i++) w[k[i]] = 1 }
-		($1 in w) { printf "\tcg_%s=%s", $1, $2 }' $CG/memory.stat)
-	row+=$(awk '{ printf "\tev_%s=%s", $1, $2 }' $CG/memory.events)
-	[ -r $CG/memory.peak ] && row+="	cg_peak=$(cat $CG/memory.peak)"
-	row+=$(awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^total=/) printf "\tpsi_%s_us=%s", $1, substr($i, 7) }' \
-		$CG/memory.pressure 2>/dev/null)
-	if mod_loaded; then
-		row+=$(awk '{ printf "\taws_%s=%s", $1, $2 }' /proc/anon_workingset)
-	fi
-	rmdir $CG 2>/dev/null
-	res=$(grep '^RESULT ' /tmp/wl.out | tail -n 1)
-	for kv in ${res#RESULT }; do
-		k=${kv%%=*} v=${kv#*=}
-		row+="	res_$k=$v"
+	now_us
+	t0=$((T_US - t0))
+	vm_read VM1
+	ROW+="	rc=$rc	wall_s=$(secs $t0)"
+	for k in $VMKEYS; do
+		ROW+="	vm_$k=$((${VM1[$k]:-0} - ${VM0[$k]:-0}))"
 	done
-	printf '%s\n' "$row" >>$OUT/runs.tsv
+	kv_fields cg_ $CG/memory.stat "$CGKEYS"
+	kv_fields ev_ $CG/memory.events
+	[ -r $CG/memory.peak ] && read -r x <$CG/memory.peak && ROW+="	cg_peak=$x"
+	if cat $CG/memory.pressure >/tmp/kv 2>/dev/null; then
+		while read -r k w; do
+			[ -n "$k" ] && ROW+="	psi_${k}_us=${w##*total=}"
+		done </tmp/kv
+	fi
+	mod_loaded && kv_fields aws_ /proc/anon_workingset
+	rmdir $CG
+	while read -r x; do
+		[[ $x == "RESULT "* ]] && res=$x
+	done </tmp/wl.out
+	for x in ${res#RESULT }; do
+		k=${x%%=*} v=${x#*=}
+		RES[$k]=$v
+		ROW+="	res_$k=$v"
+	done
+	printf '%s\n' "$ROW" >>$OUT/runs.tsv
 	echo "cell=$cell policy=$pol rep=$rep rc=$rc $res" >>$OUT/results.txt
-	sed "s/^/[$tag] /" /tmp/wl.err >>$OUT/workloads.log
-	if [ $rc != 0 ] || [ -z "$res" ] || [ "$(result_get "$res" verify_fail)" != 0 ]; then
+	[ -s /tmp/wl.err ] && sed "s/^/[$tag] /" /tmp/wl.err >>$OUT/workloads.log
+	if [ $rc != 0 ] || [ -z "$res" ] || [ "${RES[verify_fail]}" != 0 ]; then
 		FAILS=$((FAILS + 1))
-		echo "# [$RUN_I/$RUN_N] $tag: FAILED rc=$rc verify_fail=$(result_get "$res" verify_fail)"
-		grep -m 5 . /tmp/wl.err | sed 's/^/#   /'
+		echo "# [$RUN_I/$RUN_N] $tag: FAILED rc=$rc verify_fail=${RES[verify_fail]:-none}"
+		head -n 5 /tmp/wl.err | sed 's/^/#   /'
 		return
 	fi
-	printf '# [%d/%d] %-14s %-12s rep %d: %6.1f s pswpin %d pswpout %d refault %d activate %d\n' \
-		"$RUN_I" "$RUN_N" "$cell" "$pol" "$rep" "$(elapsed "$t0" "$t1")" \
-		"$(grep -o 'vm_pswpin=[0-9-]*' <<<"$row" | cut -d= -f2)" \
-		"$(grep -o 'vm_pswpout=[0-9-]*' <<<"$row" | cut -d= -f2)" \
-		"$(grep -o 'vm_workingset_refault_anon=[0-9-]*' <<<"$row" | cut -d= -f2)" \
-		"$(grep -o 'vm_workingset_activate_anon=[0-9-]*' <<<"$row" | cut -d= -f2)"
+	printf '# [%d/%d] %-14s %-12s rep %d: %6s s pswpin %d pswpout %d refault %d activate %d\n' \
+		"$RUN_I" "$RUN_N" "$cell" "$pol" "$rep" "$(secs $t0)" \
+		$((VM1[pswpin] - VM0[pswpin])) $((VM1[pswpout] - VM0[pswpout])) \
+		$((VM1[workingset_refault_anon] - VM0[workingset_refault_anon])) \
+		$((VM1[workingset_activate_anon] - VM0[workingset_activate_anon]))
 }
 
 # ---- run -----------------------------------------------------------------
@@ -242,6 +282,9 @@ echo +memory >/sys/fs/cgroup/cgroup.subtree_control ||
 SEL=()
 for c in "${CELLS[@]}"; do
 	selected "$c" "$ONLY" || continue
+	# global cells in the global boot only, and only them there
+	[ "${C_LIMIT[$c]}" = global ] && [ $BOOT = main ] && continue
+	[ "${C_LIMIT[$c]}" != global ] && [ $BOOT = global ] && continue
 	pols=${C_POLS[$c]}
 	[ -n "$POLS" ] && pols=$(for p in $pols; do selected "$p" "$POLS" && echo "$p"; done | tr '\n' ' ')
 	[ -n "${pols// /}" ] || continue
@@ -254,6 +297,8 @@ done
 
 {
 	echo "plan $PLAN"
+	echo "boot $BOOT"
+	echo "cmdline $(cat /proc/cmdline)"
 	echo "reps $REPS"
 	echo "args $AWS_ARGS"
 	echo "uname_r $(uname -r)"
@@ -265,32 +310,33 @@ done
 	echo "swappiness $(cat /proc/sys/vm/swappiness)"
 	echo "thp $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 	echo "lru_gen_boot $(cat $LRU_GEN 2>/dev/null)"
-	echo "module_file_srcversion $(modinfo -F srcversion "$AWS_MOD" 2>/dev/null)"
+	echo "module_sha256 $(sha256sum <"$AWS_MOD" | cut -d' ' -f1)"
+	echo "module_srcversion $(modinfo -F srcversion "$AWS_MOD" 2>/dev/null)"
 	echo "module_vermagic $(modinfo -F vermagic "$AWS_MOD" 2>/dev/null)"
 } >$OUT/guest-info.txt
 mglru_set n
-mod_load && echo "module_srcversion $(cat /sys/module/anon_workingset/srcversion)" >>$OUT/guest-info.txt
-echo "# experiment: plan $PLAN, ${#SEL[@]} cells, $REPS reps, $RUN_N runs; $(uname -r), $(($(meminfo_kb MemTotal) / 1024)) MB, $(nproc) CPUs"
 
-T0=$(now)
+SWAPDEV=$(awk 'NR == 2 { print $1 }' /proc/swaps)
+echo "swap_device $SWAPDEV $(meminfo_kb SwapTotal) kB" >>$OUT/guest-info.txt
+echo "# experiment: plan $PLAN ($BOOT boot), ${#SEL[@]} cells, $REPS reps, $RUN_N runs; $(uname -r), $(($(meminfo_kb MemTotal) / 1024)) MB, $(nproc) CPUs"
+
+now_us
+T0=$T_US
 for c in "${SEL[@]}"; do
 	echo "# experiment: cell $c (limit ${C_LIMIT[$c]}): ${C_CMD[$c]}"
-	BALLOON_MB=0
-	if [[ ${C_LIMIT[$c]} == global:* ]]; then
-		mod_unload
-		balloon_up "${C_LIMIT[$c]#global:}" ||
-			{ echo "# experiment: FATAL: balloon failed"; FAILS=$((FAILS + 1)); continue; }
-	fi
 	for rep in $(seq 1 "$REPS"); do
 		for p in ${C_POLS[$c]}; do
 			run_one "$c" "$p" "$rep"
 		done
 	done
-	[[ ${C_LIMIT[$c]} == global:* ]] && balloon_down
 done
 # leave the kernel as booted: module unloaded, MGLRU off
-mod_unload || FAILS=$((FAILS + 1))
+if mod_loaded && ! rmmod anon_workingset; then
+	echo "# experiment: final rmmod failed"
+	FAILS=$((FAILS + 1))
+fi
 mglru_set n
-echo "total_s $(elapsed "$T0" "$(now)")" >>$OUT/guest-info.txt
-echo "# experiment: done, $RUN_I runs in $(elapsed "$T0" "$(now)") s, $FAILS failed"
+now_us
+echo "total_s $(secs $((T_US - T0)))" >>$OUT/guest-info.txt
+echo "# experiment: done, $RUN_I runs in $(secs $((T_US - T0))) s, $FAILS failed"
 [ $FAILS = 0 ]
