@@ -46,6 +46,38 @@ for p in /usr/bin/python3 python3; do
 done
 [ -n "$PY" ] || die "no python3 with matplotlib (run: make deps, for python3-matplotlib)"
 
+# Snapshot what the guests boot: kernel, rootfs, tools disk (workloads, guest
+# scripts, module).  `make test`, `make tools` or a kernel rebuild in the same
+# tree during the run would otherwise rewrite the images under a running
+# guest (seen: the tools disk vanished under the guest mid-run).  The guests
+# run from $SNAP with AWS_BUILD pointing there; their run folders stay in
+# build/runs/ (a symlink).
+SNAP=$AWS_BUILD/experiment-snapshot
+KIMG=kernel-$VARIANT/arch/x86/boot/bzImage
+snapshot() {
+	local i
+	for i in 1 2 3; do
+		rm -rf "$SNAP"
+		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs"
+		ln -s "$AWS_BUILD/runs" "$SNAP/runs"
+		[ -f "$AWS_BUILD/accel" ] && cp "$AWS_BUILD/accel" "$SNAP/"
+		cp "$AWS_BUILD/$KIMG" "$SNAP/$KIMG" &&
+			cp --sparse=always "$AWS_BUILD/rootfs.img" "$SNAP/rootfs.img" &&
+			cp "$AWS_BUILD/tools-$VARIANT.img" "$SNAP/tools-$VARIANT.img" || return 1
+		# a copy taken while someone rewrote an image is caught here
+		if e2fsck -fn "$SNAP/tools-$VARIANT.img" >/dev/null 2>&1 &&
+			e2fsck -fn "$SNAP/rootfs.img" >/dev/null 2>&1 &&
+			cmp -s "$AWS_BUILD/$KIMG" "$SNAP/$KIMG" &&
+			cmp -s "$AWS_BUILD/tools-$VARIANT.img" "$SNAP/tools-$VARIANT.img"; then
+			return 0
+		fi
+		sleep 5
+	done
+	return 1
+}
+snapshot || die "could not take a consistent copy of the kernel, rootfs and tools images (being rebuilt?)"
+export AWS_BUILD=$SNAP
+
 # boot NAME MEM ARGS [KERNEL-ARGS]: one guest running the experiment plan;
 # its '# ' progress lines (on the clean channel, ktap.log) are shown as they
 # come.  Polling by line count, not tail -F: run-guest.sh rewrites the file
@@ -123,6 +155,8 @@ export M_GIT=$git_commit M_GIT_DIRTY=$git_dirty
 export M_MOD_SRCVERSION=$(gi module_srcversion) M_MOD_SHA256=$(gi module_sha256)
 export M_MOD_SRC_HASH=$(cd "$AWS_TOP" && cat module/Kbuild module/*.[ch] include/*.h | sha256sum | cut -c1-16)
 export M_MOD_VERMAGIC=$(gi module_vermagic)
+export M_KERNEL_SHA256=$(sha256sum <"$SNAP/$KIMG" | cut -d' ' -f1)
+export M_TOOLS_SHA256=$(sha256sum <"$SNAP/tools-$VARIANT.img" | cut -d' ' -f1)
 export M_QEMU="$(qemu-system-x86_64 --version | head -n 1)"
 export M_QEMU_CMD="$(cat "$RUN/qemu-cmdline")"
 export M_QEMU_CMD_GLOBAL="$(cat "$AWS_BUILD/runs/$NAME-global/qemu-cmdline")"
@@ -145,6 +179,7 @@ meta = {
     "module_sha256": e["M_MOD_SHA256"],
     "module_source_sha256_16": e["M_MOD_SRC_HASH"],
     "module_vermagic": e["M_MOD_VERMAGIC"], "kernel_variant": e["M_VARIANT"],
+    "bzimage_sha256": e["M_KERNEL_SHA256"], "tools_image_sha256": e["M_TOOLS_SHA256"],
     "qemu": e["M_QEMU"], "accel": e["M_ACCEL"], "guest_mem": e["M_MEM"],
     "guest_cpus": int(e["M_CPUS"]), "swap": e["M_SWAP"], "host": e["M_HOST"],
     "qemu_cmdline": e["M_QEMU_CMD"], "guest_matrix_seconds": e["M_GUEST_S"],

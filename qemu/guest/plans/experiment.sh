@@ -190,6 +190,19 @@ vm_read() {
 	done </tmp/vmstat
 }
 
+# failed RUN-TAG WHY: count a failed run; three in a row end the plan (a
+# broken setup, e.g. an unreadable tools disk, fails every run the same way)
+CONSEC=0
+failed() {
+	FAILS=$((FAILS + 1)) CONSEC=$((CONSEC + 1))
+	echo "# [$RUN_I/$RUN_N] $1: FAILED $2"
+	if [ $CONSEC -ge 3 ]; then
+		echo "# experiment: FATAL: $CONSEC runs in a row failed, giving up"
+		finish
+		exit 1
+	fi
+}
+
 # run_one CELL POLICY REP: one run, one line in runs.tsv
 RUN_I=0 RUN_N=0 FAILS=0
 declare -A VM0 VM1 RES
@@ -201,9 +214,8 @@ run_one() {
 	tag="$cell $pol $rep"
 	ROW="cell=$cell	policy=$pol	rep=$rep	limit=$limit	boot=$BOOT"
 	if ! setup_policy "$pol"; then
-		echo "# [$RUN_I/$RUN_N] $tag: FAILED to set up policy"
 		printf '%s\trc=-1\terror=policy_setup\n' "$ROW" >>$OUT/runs.tsv
-		FAILS=$((FAILS + 1))
+		failed "$tag" "to set up the policy"
 		return
 	fi
 	read -r x <$LRU_GEN 2>/dev/null || x=none
@@ -218,10 +230,9 @@ run_one() {
 	[ -d $CG ] && rmdir $CG
 	mkdir $CG || { echo "# experiment: cannot create $CG"; return 1; }
 	if [ "$limit" != global ] && ! echo "$limit" >$CG/memory.max; then
-		echo "# experiment: cannot set memory.max=$limit"
 		printf '%s\trc=-1\terror=memory_max\n' "$ROW" >>$OUT/runs.tsv
-		FAILS=$((FAILS + 1))
 		rmdir $CG
+		failed "$tag" "to set memory.max=$limit"
 		return
 	fi
 	RES=()
@@ -260,16 +271,29 @@ run_one() {
 	echo "cell=$cell policy=$pol rep=$rep rc=$rc $res" >>$OUT/results.txt
 	[ -s /tmp/wl.err ] && sed "s/^/[$tag] /" /tmp/wl.err >>$OUT/workloads.log
 	if [ $rc != 0 ] || [ -z "$res" ] || [ "${RES[verify_fail]}" != 0 ]; then
-		FAILS=$((FAILS + 1))
-		echo "# [$RUN_I/$RUN_N] $tag: FAILED rc=$rc verify_fail=${RES[verify_fail]:-none}"
 		head -n 5 /tmp/wl.err | sed 's/^/#   /'
+		failed "$tag" "rc=$rc verify_fail=${RES[verify_fail]:-none}"
 		return
 	fi
+	CONSEC=0
 	printf '# [%d/%d] %-14s %-12s rep %d: %6s s pswpin %d pswpout %d refault %d activate %d\n' \
 		"$RUN_I" "$RUN_N" "$cell" "$pol" "$rep" "$(secs $t0)" \
 		$((VM1[pswpin] - VM0[pswpin])) $((VM1[pswpout] - VM0[pswpout])) \
 		$((VM1[workingset_refault_anon] - VM0[workingset_refault_anon])) \
 		$((VM1[workingset_activate_anon] - VM0[workingset_activate_anon]))
+}
+
+# finish: leave the kernel as booted (module unloaded, MGLRU off), record
+# the time
+finish() {
+	if mod_loaded && ! rmmod anon_workingset; then
+		echo "# experiment: final rmmod failed"
+		FAILS=$((FAILS + 1))
+	fi
+	mglru_set n
+	now_us
+	echo "total_s $(secs $((T_US - T0)))" >>$OUT/guest-info.txt
+	echo "# experiment: done, $RUN_I runs in $(secs $((T_US - T0))) s, $FAILS failed"
 }
 
 # ---- run -----------------------------------------------------------------
@@ -330,13 +354,5 @@ for c in "${SEL[@]}"; do
 		done
 	done
 done
-# leave the kernel as booted: module unloaded, MGLRU off
-if mod_loaded && ! rmmod anon_workingset; then
-	echo "# experiment: final rmmod failed"
-	FAILS=$((FAILS + 1))
-fi
-mglru_set n
-now_us
-echo "total_s $(secs $((T_US - T0)))" >>$OUT/guest-info.txt
-echo "# experiment: done, $RUN_I runs in $(secs $((T_US - T0))) s, $FAILS failed"
+finish
 [ $FAILS = 0 ]
