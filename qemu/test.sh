@@ -9,7 +9,9 @@
 # single-threaded): A = harness, workloads, module, policies, hostile;
 # B = reliability and stress at make-test size.  Then a guest booted with
 # cgroup_disable=memory and the negative panic test run side by side.
-# AWS_SUITES="a b" runs just those suites in one guest instead.
+# AWS_SUITES="a b" runs just those suites in one guest instead (AWS_ENV=
+# "AWS_X=1,AWS_Y=2" passes settings to them).  VARIANT=debug allows 4x the
+# time.
 #
 # Every result is a KTAP line somewhere: build/logs/unit.ktap (unit tests),
 # build/logs/host.ktap (host-side checks), build/runs/<run>/ktap.log (guest
@@ -18,6 +20,10 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 VARIANT=${1:-default}
+# The debug kernel (KASAN, lockdep, kmemleak) runs several times slower.
+SLOW=1
+[ "$VARIANT" = debug ] && SLOW=4
+SUITE_ENV=AWS_SUITE_TIMEOUT=$((600 * SLOW))
 T0=$SECONDS
 HOST_KTAP=$AWS_LOGS/host.ktap
 : >"$HOST_KTAP"
@@ -32,7 +38,8 @@ GUEST_RUNS=()
 guest() {
 	GUEST_RUNS+=("$1")
 	bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$1" --mem "$2" --cpus 2 \
-		--variant "$VARIANT" --timeout "$3" --append "$4" >"$AWS_LOGS/run-$1.log" 2>&1 &
+		--variant "$VARIANT" --timeout $(($3 * SLOW)) --append "$4" \
+		>"$AWS_LOGS/run-$1.log" 2>&1 &
 	eval "PID_${1//-/_}=\$!"
 }
 # reap NAME: wait for a guest and record whether its kernel stayed clean.
@@ -75,18 +82,19 @@ stage_done
 
 if [ -n "${AWS_SUITES:-}" ]; then
 	stage "guest: $AWS_SUITES"
-	guest test 512M 1800 "aws.args=${AWS_SUITES// /,}"
+	guest test 512M 1800 "aws.args=${AWS_SUITES// /,} aws.env=$SUITE_ENV${AWS_ENV:+,$AWS_ENV}"
 	reap test
 	stage_done
 else
 	stage "guest: two guests in parallel (A: harness workloads module policies hostile; B: reliability stress)"
-	guest test-a 512M 1200 "aws.args=harness,workloads,module,policies,hostile"
-	guest test-b 512M 1200 "aws.args=reliability,stress aws.env=AWS_CYCLES=20,AWS_FLIPS=200,AWS_STRESS_SECONDS=4"
+	guest test-a 512M 1200 "aws.args=harness,workloads,module,policies,hostile aws.env=$SUITE_ENV"
+	guest test-b 512M 1200 \
+		"aws.args=reliability,stress aws.env=$SUITE_ENV,AWS_CYCLES=20,AWS_FLIPS=200,AWS_STRESS_SECONDS=4"
 	reap test-a
 	reap test-b
 	stage_done
 	stage "guest: cgroup_disable=memory boot, and a guest that must be reported as crashed"
-	guest test-nomemcg 256M 600 "cgroup_disable=memory aws.args=nomemcg"
+	guest test-nomemcg 256M 600 "cgroup_disable=memory aws.args=nomemcg aws.env=$SUITE_ENV"
 	bash "$AWS_TOP/qemu/run-guest.sh" --plan panic --name panic --mem 256M --cpus 1 \
 		--variant "$VARIANT" --timeout 120 >"$AWS_LOGS/run-panic.log" 2>&1
 	rc=$?
