@@ -6,7 +6,8 @@
 # qemu/kernel-debug.config for VARIANT=debug) and build bzImage + modules with
 # ccache into build/kernel-<variant>/.
 #
-# Rebuilds only what changed.  The source tree remembers which series it
+# Rebuilds only what changed (and skips make entirely when the key of the
+# last successful build still matches).  The source tree remembers which series it
 # carries (build/src/applied/ + a key made of the package version and the
 # patch contents); a new series is applied by reversing the old one, and the
 # object folder remembers the config key (package + series + fragments), so a
@@ -116,6 +117,12 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.aws-config-key" 2>/dev/null)" != "
 	stage_done
 fi
 
+# Nothing changed since the last successful build: do not even walk the tree.
+if [ -f "$OBJ/arch/x86/boot/bzImage" ] && [ "$(cat "$OBJ/.aws-built-key" 2>/dev/null)" = "$config_key" ]; then
+	echo "   kernel: $VARIANT up to date (key $config_key)"
+	exit 0
+fi
+rm -f "$OBJ/.aws-built-key"
 stage "kernel: build $VARIANT (make -j$JOBS bzImage modules, log: build/logs/kernel-$VARIANT.log)"
 make -C "$AWS_SRC" O="$OBJ" CC="$KCC" -j"$JOBS" bzImage modules >"$AWS_LOGS/kernel-$VARIANT.log" 2>&1 &
 pid=$!
@@ -124,4 +131,5 @@ if ! wait $pid; then
 	grep -E 'error|Error' "$AWS_LOGS/kernel-$VARIANT.log" | head -20 >&2
 	die "kernel build failed, see $AWS_LOGS/kernel-$VARIANT.log"
 fi
+echo "$config_key" >"$OBJ/.aws-built-key"
 stage_done "$(stat -c %s "$OBJ/arch/x86/boot/bzImage") bytes bzImage"
