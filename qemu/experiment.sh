@@ -46,11 +46,13 @@ for p in /usr/bin/python3 python3; do
 done
 [ -n "$PY" ] || die "no python3 with matplotlib (run: make deps, for python3-matplotlib)"
 
-# Snapshot what the guests boot: kernel, rootfs, tools disk (workloads, guest
-# scripts, module).  `make test`, `make tools` or a kernel rebuild in the same
-# tree during the run would otherwise rewrite the images under a running
-# guest (seen: the tools disk vanished under the guest mid-run).  The guests
-# run from $SNAP with AWS_BUILD pointing there; their run folders stay in
+# Snapshot what the guests boot -- kernel, rootfs, tools disk (workloads,
+# guest scripts, module) -- and the host scripts that boot them.  A make
+# test, make tools or kernel rebuild in the same tree during the run would
+# otherwise rewrite an image under a running guest (seen: the tools disk
+# vanished mid-run), and bash reads a script as it runs it, so an edit of
+# run-guest.sh during a boot breaks that boot (seen too).  The guests run
+# from $SNAP with AWS_BUILD pointing there; their run folders stay in
 # build/runs/ (a symlink).
 SNAP=$AWS_BUILD/experiment-snapshot
 KIMG=kernel-$VARIANT/arch/x86/boot/bzImage
@@ -58,7 +60,9 @@ snapshot() {
 	local i
 	for i in 1 2 3; do
 		rm -rf "$SNAP"
-		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs"
+		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/qemu/guest/plans"
+		cp "$AWS_TOP"/qemu/{run-guest.sh,lib.sh,probe-accel.sh} "$SNAP/qemu/" &&
+			cp "$AWS_TOP/qemu/guest/plans/experiment.sh" "$SNAP/qemu/guest/plans/" || return 1
 		ln -s "$AWS_BUILD/runs" "$SNAP/runs"
 		[ -f "$AWS_BUILD/accel" ] && cp "$AWS_BUILD/accel" "$SNAP/"
 		cp "$AWS_BUILD/$KIMG" "$SNAP/$KIMG" &&
@@ -85,7 +89,7 @@ export AWS_BUILD=$SNAP
 boot() {
 	local name=$1 mem=$2 args=$3 kargs=${4:-} run=$AWS_BUILD/runs/$1 shown=0 gpid n
 	rm -rf "$run"
-	bash "$AWS_TOP/qemu/run-guest.sh" --plan experiment --name "$name" --mem "$mem" \
+	bash "$SNAP/qemu/run-guest.sh" --plan experiment --name "$name" --mem "$mem" \
 		--cpus $CPUS --swap $SWAP --variant "$VARIANT" --timeout "$TIMEOUT" \
 		--append "aws.args=${args// /,}${kargs:+ $kargs}" &
 	gpid=$!
@@ -105,7 +109,7 @@ boot() {
 	BOOT_RC=$?
 	if [ $BOOT_RC != 0 ] || [ ! -f "$run/results/runs.tsv" ]; then
 		case $BOOT_RC in
-		2) why="the guest kernel reported a problem (panic, oops, WARN, lockup)" ;;
+		2) why="exit status 2: the guest kernel reported a problem (panic, oops, WARN, lockup) or run-guest.sh failed" ;;
 		3) why="the guest timed out or stopped before finishing its plan" ;;
 		0) why="the guest wrote no runs.tsv" ;;
 		*) why="run-guest.sh failed (exit status $BOOT_RC)" ;;
