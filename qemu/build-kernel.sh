@@ -16,6 +16,9 @@
 # usage: qemu/build-kernel.sh [default|debug]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# Flags of a calling make (e.g. -s from `make -s kernel`) would silence the
+# kernel build log that the progress lines and error reports read.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 VARIANT=${1:-default}
 case $VARIANT in

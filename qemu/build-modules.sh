@@ -7,6 +7,9 @@
 # source tree; cp -p keeps timestamps, so kbuild recompiles only what changed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# Flags of a calling make (e.g. -s from `make -s kernel`) would silence the
+# kernel build log that the progress lines and error reports read.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 VARIANT=${1:-default}
 OBJ=$AWS_BUILD/kernel-$VARIANT

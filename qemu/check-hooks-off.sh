@@ -8,6 +8,9 @@
 # that only exists with the option on.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# Flags of a calling make (e.g. -s from `make -s kernel`) would silence the
+# kernel build log that the progress lines and error reports read.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 OBJ=$AWS_BUILD/kernel-nohooks
 [ -f "$AWS_BUILD/kernel-default/.config" ] || die "build the default kernel first (make kernel)"
