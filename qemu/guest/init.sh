@@ -33,12 +33,7 @@ if ! mkswap -q /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then
 	echo "# aws-guest: FATAL: cannot enable swap on /dev/vdc" | tee /dev/ttyS1
 fi
 
-if [ "$PLAN" = shell ]; then
-	echo "anon-workingset guest shell: tools in /mnt/tools, 'exit' powers off"
-	setsid -c /bin/bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
-else
-	bash "$AWS_TOOLS/guest/plans/$PLAN.sh" 2>&1 | tee /dev/ttyS1
-fi
+bash "$AWS_TOOLS/guest/plans/$PLAN.sh" 2>&1 | tee /dev/ttyS1
 
 tar -C /tmp/results -cf /dev/vdd . 2>/dev/null
 sync
