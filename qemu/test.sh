@@ -96,7 +96,7 @@ else
 	stage "guest: cgroup_disable=memory boot, and a guest that must be reported as crashed"
 	guest test-nomemcg 256M 600 "cgroup_disable=memory aws.args=nomemcg aws.env=$SUITE_ENV"
 	bash "$AWS_TOP/qemu/run-guest.sh" --plan panic --name panic --mem 256M --cpus 1 \
-		--variant "$VARIANT" --timeout 120 >"$AWS_LOGS/run-panic.log" 2>&1
+		--variant "$VARIANT" --timeout $((120 * SLOW)) >"$AWS_LOGS/run-panic.log" 2>&1
 	rc=$?
 	if [ $rc = 2 ] && grep -q 'Kernel panic' "$AWS_BUILD/runs/panic/console.log"; then
 		host_result ok harness_reports_guest_panic
