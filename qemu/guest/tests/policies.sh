@@ -64,9 +64,13 @@ expect upstream_vmstat_activate workingset_activate_anon "$R_workingset_activate
 set_policy protect
 thrash_run protect
 P_pswpin=$R_pswpin P_hot2=$(result_get "$R_res" hot2_majfaults)
+# The module's counters are exact; /proc/vmstat folds per-CPU deltas of the
+# previous run up to a second late, so it only has to stay near zero.
 expect protect_no_shadows evictions "$(aws_stat evictions)" -eq 0
-expect protect_no_refaults workingset_refault_anon "$R_workingset_refault_anon" -eq 0
-expect protect_no_activations workingset_activate_anon "$R_workingset_activate_anon" -eq 0
+expect protect_no_refaults refaults "$(aws_stat refaults)" -eq 0
+expect protect_no_activations activations "$(aws_stat activations)" -eq 0
+expect protect_vmstat_refaults_near_zero workingset_refault_anon "$R_workingset_refault_anon" -lt 256
+expect protect_vmstat_activations_near_zero workingset_activate_anon "$R_workingset_activate_anon" -lt 256
 
 set_policy detect
 thrash_run detect
@@ -85,7 +89,8 @@ set_policy baseline
 thrash_run baseline
 expect baseline_no_shadows evictions "$(aws_stat evictions)" -eq 0
 expect baseline_evicts_without_shadow evictions_noshadow "$(aws_stat evictions_noshadow)" -gt 0
-expect baseline_no_refaults workingset_refault_anon "$R_workingset_refault_anon" -eq 0
+expect baseline_no_refaults refaults "$(aws_stat refaults)" -eq 0
+expect baseline_vmstat_refaults_near_zero workingset_refault_anon "$R_workingset_refault_anon" -lt 256
 expect baseline_swapin_activations swapin_activations "$(aws_stat swapin_activations)" -gt 0
 
 # Placement of fresh anon memory, no memory pressure: 64M filled and held

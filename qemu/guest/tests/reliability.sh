@@ -29,6 +29,8 @@ load_check() { # load_check NAME
 	diag "$res"
 	if [ $rc = 0 ] && [ "$(result_get "$res" verify_fail)" = 0 ]; then
 		ok "$1 # $(result_get "$res" pages_verified) pages verified, pswpin $(result_get "$res" pswpin)"
+	elif [ $rc = 137 ] && [ "${ALLOW_OOM:-0}" = 1 ] && ! grep -q VERIFY_FAIL /tmp/load.err; then
+		ok "$1 # OOM-killed (allowed here), no verification failure before"
 	else
 		fail "$1" "workload exit $rc: $(head -c 300 /tmp/load.err)"
 	fi
@@ -65,9 +67,11 @@ expect switches_recorded switches "$(aws_stat switches)" -gt $((FLIPS / 2))
 load_check verify_after_flips
 
 # MGLRU on with the module loaded: hooks inert, nothing moves in our counters.
-# (A gentler load: 6.1's MGLRU can OOM-kill randw at 2x its memcg limit.)
+# 6.1's MGLRU can OOM-kill a task swapping hard in a small memcg (seen at
+# 96M in 48M and in 64M), so the load is gentler and an OOM kill of it is
+# allowed; what must not happen is an oops or a verification failure.
 set_policy detect
-LOAD_LIMIT=64M LOAD_THREADS=1 load_start 25
+LOAD_LIMIT=80M LOAD_THREADS=1 load_start 25
 sleep 3
 echo y >/sys/kernel/mm/lru_gen/enabled
 diag "figure mglru_toggles=1"
@@ -84,8 +88,10 @@ echo n >/sys/kernel/mm/lru_gen/enabled
 expect mglru_disabled lru_gen "$(cat /sys/kernel/mm/lru_gen/enabled)" = 0x0000
 sleep 4
 expect hooks_live_again hooks_live "$(aws_stat hooks_live)" -eq 1
-expect hooks_count_again swapins "$(aws_stat swapins)" -gt "$s0"
-load_check verify_across_mglru_toggle
+ALLOW_OOM=1 load_check verify_across_mglru_toggle
+s1=$(aws_stat swapins)
+cg_run again 48M aws-randw --size 96M --threads 1 --writes 30000 >/dev/null 2>&1
+expect hooks_count_again swapins "$(aws_stat swapins)" -gt "$s1"
 rmmod anon_workingset
 ok rmmod_after_mglru
 
