@@ -20,5 +20,9 @@ mkdir -p "$STAGE/bin" "$STAGE/module"
 cp -a "$AWS_TOP/qemu/guest" "$STAGE/guest"
 cp -a "$AWS_BUILD"/userspace/aws-* "$AWS_TOP/userspace/workloads/selftest.sh" "$STAGE/bin/"
 cp -a "$MOD/module/anon_workingset.ko" "$MOD/smoke/aws_smoke.ko" "$STAGE/module/"
-mkfs.ext4 -q -F -L aws-tools -d "$STAGE" "$IMG" 64M >"$AWS_LOGS/mkfs-tools.log" 2>&1 ||
+# Build beside the image and rename over it: a guest still running from the
+# old image keeps its inode instead of seeing its disk rewritten.
+rm -f "$IMG.new"
+mkfs.ext4 -q -F -L aws-tools -d "$STAGE" "$IMG.new" 64M >"$AWS_LOGS/mkfs-tools.log" 2>&1 ||
 	die "mkfs.ext4 of the tools disk failed, see $AWS_LOGS/mkfs-tools.log"
+mv -f "$IMG.new" "$IMG"
