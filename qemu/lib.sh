@@ -16,7 +16,7 @@ note() { echo "  $*"; }
 
 # stage NAME: print a stage header; stage_done prints how long it took.
 stage() {
-	AWS_STAGE=$1
+	AWS_STAGE=$*
 	AWS_STAGE_T0=$(date +%s.%N)
 	echo ">> $AWS_STAGE"
 }

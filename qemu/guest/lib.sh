@@ -14,12 +14,16 @@ KTAP_FAILED=0
 
 echo "KTAP version 1"
 echo "# Subtest: $(basename "$0" .sh)"
-ok() { KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $*"; }
+# AWS_TIMING=1 (aws.env=AWS_TIMING=1): a "# at N.N s" line after each case,
+# the suite's elapsed time, to see where a suite spends its time.
+ktap_time() { [ -z "${AWS_TIMING:-}" ] || echo "# at $SECONDS s"; }
+ok() { KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $*"; ktap_time; }
 fail() {
 	KTAP_N=$((KTAP_N + 1)); KTAP_FAILED=$((KTAP_FAILED + 1))
 	local name=$1
 	shift
 	echo "not ok $KTAP_N $name${*:+ # $*}"
+	ktap_time
 }
 skip() { local name=$1; shift; KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $name # SKIP $*"; }
 diag() { echo "# $*"; }
@@ -60,6 +64,12 @@ cg_run() {
 	rc=$?
 	rmdir "$cg" 2>/dev/null
 	return $rc
+}
+# cg_stop NAME: end the timed phase of the workloads running in cgroup NAME
+# (aws-randw/aws-zipf: SIGUSR1 stops them early, they still verify and report).
+cg_stop() {
+	local pid
+	while read -r pid; do kill -USR1 "$pid" 2>/dev/null; done <"/sys/fs/cgroup/$1/cgroup.procs"
 }
 # result_get LINE KEY: value of KEY in a 'RESULT k=v ...' line
 result_get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }

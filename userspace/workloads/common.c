@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -50,10 +51,24 @@ static size_t result_len;
 
 /* ---- errors and options ------------------------------------------------- */
 
+static volatile sig_atomic_t end_requested;
+
+static void on_end_signal(int sig)
+{
+	(void)sig;
+	end_requested = 1;
+}
+
 void aws_init(const char *name, const char *prog)
 {
+	struct sigaction sa = { .sa_handler = on_end_signal };
+
 	aws.name = name;
 	aws.prog = prog;
+	/* installed before any work, so an early SIGUSR1 cannot kill us */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL))
+		aws_fatal("sigaction: %s", strerror(errno));
 }
 
 void aws_usage_error(const char *fmt, ...)
@@ -90,6 +105,9 @@ void aws_common_usage(FILE *f)
 		"                  but flip a byte of one written page behind the\n"
 		"                  verifier's back; must print VERIFY_FAIL and exit 3\n"
 		"  --help          show this help\n"
+		"\n"
+		"Timed phases (--seconds) end early on SIGUSR1; the run is still\n"
+		"verified and reported as usual.\n"
 		"\n"
 		"SIZE: <N> (MiB), <N>K, <N>M, <N>G, <F>x (F * MemTotal) or\n"
 		"      <F>%% (F%% of $AWS_MEM_LIMIT_MB MiB if set, else of MemTotal);\n"
@@ -552,7 +570,7 @@ double aws_run_workers(unsigned int n, void *(*fn)(void *), void *args,
 	while (atomic_load_explicit(&done, memory_order_acquire) < n) {
 		double now = aws_now();
 
-		if (deadline && now >= deadline)
+		if (end_requested || (deadline && now >= deadline))
 			break;
 		aws_sleep(deadline && deadline - now < 0.01 ?
 			  deadline - now : 0.01);

@@ -229,8 +229,8 @@ void aws_vmstat_read(struct aws_vmstat *vm);
 
 /*
  * Start @n threads running @fn(args + i * arg_size). Once they have all
- * returned, or @seconds (> 0; <= 0 means no limit) have elapsed, set *@stop
- * (workers poll it) and join them. Returns the elapsed wall time in seconds.
+ * returned, or @seconds (> 0; <= 0 means no limit) have elapsed, or SIGUSR1
+ * has arrived, set *@stop (workers poll it) and join them. Returns the elapsed wall time in seconds.
  * Exits 1 if a thread cannot be created.
  */
 double aws_run_workers(unsigned int n, void *(*fn)(void *), void *args,

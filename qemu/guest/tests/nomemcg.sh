@@ -12,7 +12,7 @@ mod_unload
 insmod "$AWS_MOD" || { fail insmod; ktap_end; exit 1; }
 for p in detect upstream baseline; do
 	set_policy "$p"
-	res=$(aws-thrash --cold 1x --hot1 0.1x --hot2 0.1x --cold-slice 0.25x --rounds 2 \
+	res=$(aws-thrash --cold 0.8x --hot1 0.1x --hot2 0.1x --cold-slice 0.25x --rounds 2 \
 		2>/dev/null | grep '^RESULT')
 	diag "$p: $res"
 	expect "global_swap_verified_$p" verify_fail "$(result_get "$res" verify_fail)" -eq 0
@@ -21,7 +21,7 @@ done
 expect refaults_seen refaults "$(aws_stat refaults)" -gt 0
 # Leave module shadows behind on purpose: a load that keeps running across
 # rmmod, then the stock code reads whatever the sweep missed.
-aws-thrash --cold 1x --hot1 0.1x --hot2 0.1x --cold-slice 0.25x --rounds 3 >/tmp/across.out 2>&1 &
+aws-thrash --cold 0.8x --hot1 0.1x --hot2 0.1x --cold-slice 0.25x --rounds 2 >/tmp/across.out 2>&1 &
 sleep 5
 check rmmod_under_load rmmod anon_workingset
 wait $!

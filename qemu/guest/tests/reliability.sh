@@ -6,23 +6,38 @@
 # MGLRU on and off with the module loaded (hooks must go inert: the module's
 # counters stop).  Every workload run must verify all its pages, and the
 # host fails the run on any oops, WARN or hang in the console.
-#   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default 200) flips.
+#   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default 200) flips,
+#   AWS_LIMIT_MB (default 48) the load's cgroup limit L (the load is 2L).
 . "$AWS_TOOLS/guest/lib.sh"
 
 CYCLES=${AWS_CYCLES:-20}
 FLIPS=${AWS_FLIPS:-200}
+L=${AWS_LIMIT_MB:-48}
+L2=$((2 * L))
+# aws-randw populates only the pages it writes: 1.6 random writes per page
+# of a 2L region touch 80% of it (1.6L), well over the limit.
+WRITES=$((L2 * 256 * 8 / 5))
 POLICIES=(stock baseline protect detect upstream)
 mod_unload
 
-# A swapping, verifying load in the background for $1 seconds: randw over
-# twice its cgroup limit, checking every page before rewriting it.
+# A swapping, verifying load in the background: randw over twice its cgroup
+# limit, checking every page before rewriting it, until load_check stops it
+# (at most $1 seconds); load_start returns once it has swapped in.
 load_start() {
-	cg_run load "${LOAD_LIMIT:-48M}" aws-randw --size 96M --threads "${LOAD_THREADS:-2}" \
+	local in0 i
+	in0=$(vmstat pswpin)
+	cg_run load "${LOAD_LIMIT:-${L}M}" aws-randw --size ${L2}M --threads "${LOAD_THREADS:-2}" \
 		--seconds "$1" --verify-writes \
 		>/tmp/load.out 2>/tmp/load.err &
 	LOAD_PID=$!
+	for i in $(seq 1 100); do
+		[ "$(vmstat pswpin)" -gt $((in0 + 500)) ] && return
+		sleep 0.2
+	done
+	diag "load_start: the load did not swap in within 20 s"
 }
 load_check() { # load_check NAME
+	cg_stop load
 	wait "$LOAD_PID"
 	local rc=$? res
 	res=$(grep '^RESULT' /tmp/load.out)
@@ -36,13 +51,12 @@ load_check() { # load_check NAME
 	fi
 }
 
-load_start 25
-sleep 2
+load_start 3600
 i=0 bad=0
 while [ $i -lt "$CYCLES" ]; do
 	p=${POLICIES[$((i % 5))]}
 	insmod "$AWS_MOD" policy="$p" || bad=$((bad + 1))
-	sleep 0.2
+	sleep 0.1
 	rmmod anon_workingset || bad=$((bad + 1))
 	i=$((i + 1))
 done
@@ -51,8 +65,7 @@ diag "figure load_unload_cycles=$((CYCLES - bad))"
 load_check verify_after_load_unload
 
 insmod "$AWS_MOD" || fail insmod
-load_start 20
-sleep 2
+load_start 3600
 bad=0
 for i in $(seq 1 "$FLIPS"); do
 	set_policy "${POLICIES[$((RANDOM % 5))]}" || bad=$((bad + 1))
@@ -68,36 +81,35 @@ load_check verify_after_flips
 
 # MGLRU on with the module loaded: hooks inert, nothing moves in our counters.
 # 6.1's MGLRU can OOM-kill a task swapping hard in a small memcg (seen at
-# 96M in 48M and in 64M), so the load is gentler and an OOM kill of it is
+# 96M in 48M and in 64M), so the load is gentler (2L in 5L/3) and an OOM kill of it is
 # allowed; what must not happen is an oops or a verification failure.
 set_policy detect
-LOAD_LIMIT=80M LOAD_THREADS=1 load_start 25
-sleep 3
+LOAD_LIMIT=$((L * 5 / 3))M LOAD_THREADS=1 load_start 3600
 echo y >/sys/kernel/mm/lru_gen/enabled
 diag "figure mglru_toggles=1"
 expect mglru_enabled lru_gen "$(cat /sys/kernel/mm/lru_gen/enabled)" != 0x0000
 sleep 1
 expect hooks_inert_flag hooks_live "$(aws_stat hooks_live)" -eq 0
 c0=$(aws_stat placed_inactive) s0=$(aws_stat swapins) e0=$(aws_stat evictions)
-sleep 4
+sleep 2
 expect hooks_inert_placements delta $(($(aws_stat placed_inactive) - c0)) -eq 0
 expect hooks_inert_swapins delta $(($(aws_stat swapins) - s0)) -eq 0
 expect hooks_inert_evictions delta $(($(aws_stat evictions) - e0)) -eq 0
 set_policy baseline && set_policy detect
 echo n >/sys/kernel/mm/lru_gen/enabled
 expect mglru_disabled lru_gen "$(cat /sys/kernel/mm/lru_gen/enabled)" = 0x0000
-sleep 4
+sleep 1
 expect hooks_live_again hooks_live "$(aws_stat hooks_live)" -eq 1
 ALLOW_OOM=1 load_check verify_across_mglru_toggle
 s1=$(aws_stat swapins)
-cg_run again 48M aws-randw --size 96M --threads 1 --writes 30000 >/dev/null 2>&1
+cg_run again ${L}M aws-randw --size ${L2}M --threads 1 --writes "$WRITES" >/dev/null 2>&1
 expect hooks_count_again swapins "$(aws_stat swapins)" -gt "$s1"
 rmmod anon_workingset
 ok rmmod_after_mglru
 
 # swapoff/swapon with shadows present, then unload.
 insmod "$AWS_MOD" policy=detect
-cg_run load 48M aws-randw --size 96M --threads 1 --writes 40000 >/dev/null 2>&1 &
+cg_run load ${L}M aws-randw --size ${L2}M --threads 1 --writes "$WRITES" >/dev/null 2>&1 &
 sleep 4
 # Lift the limit first: swapoff brings every page back, charged to its cgroup.
 echo max >/sys/fs/cgroup/load/memory.max
