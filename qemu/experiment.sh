@@ -3,8 +3,9 @@
 #
 # `make run [PLAN=short|full]`: the policy experiment.  One guest (512 MB)
 # runs the whole memcg-limited policies x workloads matrix in one boot
-# (qemu/guest/plans/experiment.sh); a second, small guest (128 MB) runs the
-# global-pressure cells, which need a guest whose whole memory is used.  The
+# (qemu/guest/plans/experiment.sh); a second, small guest (128 MB), booted
+# alongside it, runs the global-pressure cells, which need a guest whose
+# whole memory is used.  The
 # raw data of both goes to results/<UTC timestamp>/, qemu/results.py turns
 # it into CSV, JSON, PNG and the terminal table, meta.json records the exact
 # command, kernel, package, module and git versions, and results/latest
@@ -120,16 +121,24 @@ boot() {
 	fi
 }
 
-stage "guest 1/2: experiment plan '$PLAN', memcg-limited cells (aws.args=$ARGS, $MEM)"
+# Global pressure needs a guest whose whole memory is used, so those cells
+# run in a second, 128 MB guest, booted at the same time on the host's other
+# core (TCG runs each guest on one host thread).  rodata=off: under TCG a
+# page freed from the kernel image's rodata/data gap stalls the vCPU in
+# clear_page_erms for 20+ s when the allocator hands it out (soft lockup
+# panic, reproduced 3 of 3 times, module not loaded); rodata=off keeps those
+# pages out of the allocator.  See docs/results.md.
+GLOG=$AWS_LOGS/experiment-global.log
+stage "guests: plan '$PLAN'; memcg-limited cells ($MEM, aws.args=$ARGS) with" \
+	"global-pressure cells ($GMEM, aws.args=$ARGS,global) alongside"
+boot $NAME-global $GMEM "$ARGS global" "rodata=off" >"$GLOG" 2>&1 &
+GPID=$!
 boot $NAME $MEM "$ARGS"
-stage_done
-# Global pressure needs a guest whose whole memory is used.  rodata=off:
-# under TCG a page freed from the kernel image's rodata/data gap stalls the
-# vCPU in clear_page_erms for 20+ s when the allocator hands it out (soft
-# lockup panic, reproduced 3 of 3 times, module not loaded); rodata=off keeps
-# those pages out of the allocator.  See docs/results.md.
-stage "guest 2/2: experiment plan '$PLAN', global-pressure cells (aws.args=$ARGS,global, $GMEM)"
-boot $NAME-global $GMEM "$ARGS global" "rodata=off"
+echo "   -- global-pressure guest ($GMEM):"
+wait $GPID
+grc=$?
+sed 's/^/   /' "$GLOG"
+[ $grc = 0 ] || exit 1
 stage_done
 
 stage "results: results/$TS"
