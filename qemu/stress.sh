@@ -6,7 +6,8 @@
 # 5000 policy/ratio flips, 30 s of verifying load per policy and device),
 # a second guest boots with cgroup_disable=memory.  Prints the figures at
 # the end; fails if any test failed, any page failed verification or the
-# kernel reported anything.  STRESS_SCALE=short gives the make-test size.
+# kernel reported anything.  STRESS_SCALE=short: 20 cycles, 200 flips, 4 s
+# loads (make test runs the same suites smaller still).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,21 +17,28 @@ if [ "${STRESS_SCALE:-long}" = short ]; then
 else
 	ENV=AWS_CYCLES=200,AWS_FLIPS=5000,AWS_STRESS_SECONDS=30 TIMEOUT=5400
 fi
+# the debug kernel (KASAN, lockdep, kmemleak) runs several times slower
+SLOW=1
+[ "$VARIANT" = debug ] && SLOW=4
+TIMEOUT=$((TIMEOUT * SLOW))
 T0=$SECONDS
 rc_all=0
+# run folders per variant, so a debug campaign can run beside a default one
+R=stress
+[ "$VARIANT" = default ] || R=stress-$VARIANT
 
 stage "stress: reliability + stress suites ($ENV)"
-bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name stress --variant "$VARIANT" --mem 512M \
+bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$R" --variant "$VARIANT" --mem 512M \
 	--timeout "$TIMEOUT" --append "aws.args=reliability,stress aws.env=AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV" ||
 	rc_all=1
 stage_done
 stage "stress: boot with cgroup_disable=memory"
-bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name stress-nomemcg --variant "$VARIANT" --mem 256M \
-	--timeout 900 --append "cgroup_disable=memory aws.args=nomemcg" || rc_all=1
+bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$R-nomemcg" --variant "$VARIANT" --mem 256M \
+	--timeout $((900 * SLOW)) --append "cgroup_disable=memory aws.args=nomemcg" || rc_all=1
 stage_done
 
-logs=("$AWS_BUILD/runs/stress/ktap.log" "$AWS_BUILD/runs/stress-nomemcg/ktap.log")
-cons=("$AWS_BUILD/runs/stress/console.log" "$AWS_BUILD/runs/stress-nomemcg/console.log")
+logs=("$AWS_BUILD/runs/$R/ktap.log" "$AWS_BUILD/runs/$R-nomemcg/ktap.log")
+cons=("$AWS_BUILD/runs/$R/console.log" "$AWS_BUILD/runs/$R-nomemcg/console.log")
 read -r p f s < <(cat "${logs[@]}" | awk -f "$AWS_TOP/qemu/ktap-count.awk")
 fig() { cat "${logs[@]}" | sed -n "s/.*# figure $1=\([0-9]*\).*/\1/p" | awk '{ t += $1 } END { print t + 0 }'; }
 res() { cat "${logs[@]}" | grep -o "RESULT .*" | tr ' ' '\n' | sed -n "s/^$1=//p" |
@@ -38,7 +46,7 @@ res() { cat "${logs[@]}" | grep -o "RESULT .*" | tr ' ' '\n' | sed -n "s/^$1=//p
 reports=$(cat "${cons[@]}" | grep -Ec 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|detected stalls|soft lockup|general protection|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|int3: ')
 vfail=$(res verify_fail)
 cat <<FIG
-== stress figures ($((SECONDS - T0)) s, logs: build/runs/stress*/)
+== stress figures ($((SECONDS - T0)) s, logs: build/runs/$R/, build/runs/$R-nomemcg/)
    load/unload cycles survived : $(fig load_unload_cycles)
    policy/ratio flips          : $(fig policy_flips)
    MGLRU on/off under load     : $(fig mglru_toggles)

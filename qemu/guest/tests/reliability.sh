@@ -81,8 +81,9 @@ load_check verify_after_flips
 
 # MGLRU on with the module loaded: hooks inert, nothing moves in our counters.
 # 6.1's MGLRU can OOM-kill a task swapping hard in a small memcg (seen at
-# 96M in 48M and in 64M), so the load is gentler (2L in 5L/3) and an OOM kill of it is
-# allowed; what must not happen is an oops or a verification failure.
+# 96M in 48M and in 64M), so the load is gentler (2L in 5L/3) and an OOM
+# kill of it is allowed; what must not happen is an oops or a verification
+# failure.
 set_policy detect
 LOAD_LIMIT=$((L * 5 / 3))M LOAD_THREADS=1 load_start 3600
 echo y >/sys/kernel/mm/lru_gen/enabled
