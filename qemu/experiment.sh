@@ -80,6 +80,9 @@ snapshot() {
 	done
 	return 1
 }
+# Probe KVM once, before the two guests that boot at the same time.
+bash "$AWS_TOP/qemu/probe-accel.sh" "$AWS_BUILD/kernel-$VARIANT/arch/x86/boot/bzImage" >/dev/null ||
+	die "could not decide between KVM and TCG (see build/logs/kvm-probe.log)"
 snapshot || die "could not take a consistent copy of the kernel, rootfs and tools images (being rebuilt?)"
 export AWS_BUILD=$SNAP
 

@@ -111,6 +111,11 @@ grep -q '^ok \|^not ok ' "$AWS_LOGS/style.ktap" ||
 	host_result not-ok style_checks_ran "qemu/check-style.sh printed no results"
 stage_done "$style_note"
 
+# Probe KVM once here, not in each of the guests started at once below.
+accel=$(bash "$AWS_TOP/qemu/probe-accel.sh" "$AWS_BUILD/kernel-$VARIANT/arch/x86/boot/bzImage") ||
+	{ echo "0 passed, $((uf + 1)) failed"; exit 1; }
+echo "   accelerator: $accel (build/accel caches the verdict)"
+
 if [ -n "${AWS_SUITES:-}" ]; then
 	stage "guest: $AWS_SUITES"
 	guest test 512M 1800 "aws.args=${AWS_SUITES// /,} aws.env=$SUITE_ENV${AWS_ENV:+,$AWS_ENV}"
