@@ -29,6 +29,9 @@ esac
 OBJ=$AWS_BUILD/kernel-$VARIANT
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Paths below the checkout are hashed relative to it, so a second clone (or a
+# moved one) reuses the first one's objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$AWS_TOP}
 KCC="ccache gcc"
 
 [ -r "$AWS_TARBALL" ] || die "$AWS_TARBALL missing (run: make deps)"

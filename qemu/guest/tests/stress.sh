@@ -3,12 +3,12 @@
 #
 # Stress suite: verifying load in every policy with memory oversubscribed
 # 2x -- stress-ng --vm --verify and our own workloads, three cgroups
-# swapping at once -- on the disk swap
-# device and on zram (the SWP_SYNCHRONOUS_IO swap-in path), THP swap-out and
-# swap-in, a cgroup whose swap is exhausted (the OOM killer may act, data
-# must stay intact), and a cgroup deleted while its pages sit in swap with
-# shadows, whose pages then refault in another cgroup.  THP swap-out runs
-# on zram: it needs a non-rotational device.
+# swapping at once -- on the disk swap device and on zram (the
+# SWP_SYNCHRONOUS_IO swap-in path), THP swap-out and swap-in, a cgroup whose
+# swap is exhausted (the OOM killer may act, data must stay intact), and a
+# cgroup deleted while its pages sit in swap with shadows, whose pages then
+# refault in another cgroup.  THP swap-out runs on zram: it needs a
+# non-rotational device.
 #   AWS_STRESS_SECONDS (default 8): seconds per policy and timed load.
 #   AWS_LIMIT_MB (default 48): the cgroup limit L; the loads are 2L (8L/3
 #   where swap must run out), so the oversubscription stays 2x.
