@@ -31,6 +31,10 @@ perl "$CP" --no-tree --strict --terse --show-types -f module/*.[ch] include/*.h 
 	qemu/smoke-module/*.c 2>/dev/null | grep -E 'ERROR|WARNING|CHECK' >"$log"
 result checkpatch_strict_sources "$log"
 
+# Patches by absolute path, from inside the kernel tree: given a path that
+# git ls-files knows (patches/... from the top of this checkout),
+# checkpatch.pl's git_is_single_file() makes it check the patch as a source
+# file, and every blank context line (" ") comes out as trailing whitespace.
 for p in patches/*.patch; do
 	log=$AWS_LOGS/checkpatch-$(basename "$p" .patch).log
 	(cd "$AWS_SRC" && perl "$CP" --strict --terse "$AWS_TOP/$p" 2>/dev/null) |
