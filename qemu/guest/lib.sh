@@ -71,5 +71,9 @@ cg_stop() {
 	local pid
 	while read -r pid; do kill -USR1 "$pid" 2>/dev/null; done <"/sys/fs/cgroup/$1/cgroup.procs"
 }
+# randw_writes MB: a write count for aws-randw over an MB-sized region; it
+# populates only the pages it writes, and 1.6 random writes per page touch
+# about 80% of them.
+randw_writes() { echo $(($1 * 256 * 8 / 5)); }
 # result_get LINE KEY: value of KEY in a 'RESULT k=v ...' line
 result_get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }

@@ -14,9 +14,7 @@ CYCLES=${AWS_CYCLES:-20}
 FLIPS=${AWS_FLIPS:-200}
 L=${AWS_LIMIT_MB:-48}
 L2=$((2 * L))
-# aws-randw populates only the pages it writes: 1.6 random writes per page
-# of a 2L region touch 80% of it (1.6L), well over the limit.
-WRITES=$((L2 * 256 * 8 / 5))
+WRITES=$(randw_writes "$L2")	# touch 1.6L of the 2L region: well over L
 POLICIES=(stock baseline protect detect upstream)
 mod_unload
 
