@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fidelity suite: the module's shadows never outlive the clock that stamped
+# them, and the details where policies copy a real kernel do what that
+# kernel did.
+#  - Transitions: shadows are built in a tmpfs file (its pages stay in swap
+#    after the writer exits), then the policy changes (switch, unload, load)
+#    and the file is read back in full.  The reader of the new clock must
+#    find no shadow of the old one: memory.stat's workingset_refault_anon of
+#    the file's cgroup is exact (flushed on read) and must stay 0, while a
+#    control run without a switch shows that the same read-back does count
+#    thousands of refaults.
+#  - A shadow whose reclaim-target cgroup is gone is refused (refaults_stale).
+#  - PG_workingset on swap-in (protect, detect, baseline) marks swap-cache
+#    swap-ins only, never the SWP_SYNCHRONOUS_IO path that zram takes.
+#  - A large folio leaves no shadow under detect (the seed) but does under
+#    upstream (6.1).
+. "$AWS_TOOLS/guest/lib.sh"
+
+SHM=/mnt/aws-shm
+CG=/sys/fs/cgroup
+FILE_MB=64
+LIMIT=24M
+PAGES=$((FILE_MB * 256))
+mkdir -p "$SHM" && mount -t tmpfs -o size=512m aws-shm "$SHM"
+echo +memory >$CG/cgroup.subtree_control
+
+# memstat CGROUP KEY: exact value from the cgroup's memory.stat
+memstat() { awk -v k="$2" '$1 == k { print $2 }' "$CG/$1/memory.stat"; }
+# shm_write NAME: write a FILE_MB file in cgroup NAME limited to LIMIT, so
+# that most of it goes to swap; the cgroup stays (limit lifted) so that its
+# memory.stat keeps counting the file's refaults.
+shm_write() {
+	mkdir -p "$CG/$1" && echo "$LIMIT" >"$CG/$1/memory.max"
+	(echo $BASHPID >"$CG/$1/cgroup.procs" &&
+		exec dd if=/dev/zero of="$SHM/$1" bs=1M count=$FILE_MB status=none)
+	echo max >"$CG/$1/memory.max"
+}
+# shm_readback NAME: read the file back; prints "refaults swapins" of it.
+shm_readback() {
+	local r0 in0
+	r0=$(memstat "$1" workingset_refault_anon) in0=$(vmstat pswpin)
+	cat "$SHM/$1" >/dev/null
+	echo "$(($(memstat "$1" workingset_refault_anon) - r0)) $(($(vmstat pswpin) - in0))"
+}
+shm_drop() { rm -f "$SHM/$1"; rmdir "$CG/$1"; }
+# swapped NAME: pages of the file in swap, from its cgroup's swap usage.
+swapped() { echo $(($(cat "$CG/$1/memory.swap.current") / 4096)); }
+
+mod_unload
+# Control: no module, stock stamps and reads its own shadows.
+shm_write ctl
+read -r ref in < <(shm_readback ctl)
+diag "control (stock throughout): refaults $ref, swap-ins $in"
+expect control_stock_reads_its_shadows refaults "$ref" -gt $((PAGES / 4))
+shm_drop ctl
+
+# 1. Load: stock shadows are dropped before the module reads anything.
+shm_write load
+sw=$(swapped load)
+insmod "$AWS_MOD" policy=detect
+dropped=$(dmesg | sed -n 's/.*anon_workingset: policy detect.*, \([0-9]*\) stock shadows dropped.*/\1/p' |
+	tail -n 1)
+expect load_sweep_drops_stock_shadows dropped "${dropped:-0}" -ge $((sw * 9 / 10))
+read -r ref in < <(shm_readback load)
+expect load_no_refault_of_stock_shadow refaults "$ref" -eq 0
+expect load_readback_swapped_in pswpin "$in" -gt $((PAGES / 4))
+shm_drop load
+
+# 2. detect -> stock: the module's shadows must not reach workingset_refault().
+echo reset >/proc/anon_workingset
+shm_write switch
+ev=$(aws_stat evictions)
+sw=$(swapped switch)
+set_policy stock
+expect switch_sweep_drops_module_shadows last_sweep_shadows "$(aws_stat last_sweep_shadows)" \
+	-ge $((sw * 9 / 10))
+expect switch_sweep_counted shadows_swept "$(aws_stat shadows_swept)" -eq "$(aws_stat last_sweep_shadows)"
+diag "detect evictions $ev, in swap $sw, swept $(aws_stat last_sweep_shadows)"
+read -r ref in < <(shm_readback switch)
+expect switch_to_stock_no_old_clock refaults "$ref" -eq 0
+expect switch_readback_swapped_in pswpin "$in" -gt $((PAGES / 4))
+shm_drop switch
+
+# 3. detect -> upstream (the module reads both): no refault, no stale one.
+set_policy detect
+shm_write d2u
+set_policy upstream
+echo reset >/proc/anon_workingset
+read -r ref in < <(shm_readback d2u)
+expect switch_to_upstream_no_old_clock refaults "$(aws_stat refaults)" -eq 0
+expect switch_to_upstream_not_stale refaults_stale "$(aws_stat refaults_stale)" -eq 0
+shm_drop d2u
+
+# 4. Unload: the stock code must not read the module's shadows.
+set_policy detect
+shm_write unload
+sw=$(swapped unload)
+rmmod anon_workingset
+dropped=$(dmesg | sed -n 's/.*anon_workingset: unloaded, \([0-9]*\) shadows dropped.*/\1/p' | tail -n 1)
+expect unload_sweep_drops_shadows dropped "${dropped:-0}" -ge $((sw * 9 / 10))
+read -r ref in < <(shm_readback unload)
+expect unload_no_old_clock refaults "$ref" -eq 0
+shm_drop unload
+
+# 5. Stale: the shadow names the reclaim target (the parent, whose limit
+# was hit); with parent and child removed, that memcg id is gone.
+insmod "$AWS_MOD" policy=detect
+mkdir -p $CG/stale && echo "$LIMIT" >$CG/stale/memory.max
+echo +memory >$CG/stale/cgroup.subtree_control && mkdir -p $CG/stale/child
+(echo $BASHPID >$CG/stale/child/cgroup.procs &&
+	exec dd if=/dev/zero of="$SHM/stale" bs=1M count=$FILE_MB status=none)
+rmdir $CG/stale/child $CG/stale
+echo reset >/proc/anon_workingset
+cat "$SHM/stale" >/dev/null
+expect stale_shadow_refused refaults_stale "$(aws_stat refaults_stale)" -gt $((PAGES / 4))
+expect stale_not_judged activations "$(aws_stat activations)" -eq 0
+rm -f "$SHM/stale"
+
+# 6. PG_workingset on swap-in: swap-cache swap-ins only.  A process's anon
+# pages on zram come back through the SWP_SYNCHRONOUS_IO path, on the disk
+# through the swap cache.
+swapin_marks() { # swapin_marks POLICY -> "swapins marked"
+	set_policy "$1"
+	echo reset >/proc/anon_workingset
+	cg_run mark 24M aws-randw --size 48M --threads 1 --writes "$(randw_writes 48)" \
+		--verify-writes >/tmp/mark.out 2>&1
+	echo "$(aws_stat swapins) $(aws_stat swapins_workingset)"
+}
+read -r si mk < <(swapin_marks protect)
+diag "disk: swapins $si, marked $mk"
+expect disk_swapins_marked swapins_workingset "$mk" -eq "$si"
+expect disk_swapins_seen swapins "$si" -gt 1000
+zram=0
+[ -e /sys/block/zram0 ] && echo 256M >/sys/block/zram0/disksize &&
+	mkswap -q /dev/zram0 >/dev/null && swapon /dev/zram0 && swapoff /dev/vdc && zram=1
+check zram_swap_on test $zram = 1
+# Without zram every case below fails (the values say why).
+si=0 mk=-1 thp_detect=0 thp_upstream=0 ns_detect=-1 ns_upstream=-1
+if [ $zram = 1 ]; then
+	read -r si mk < <(swapin_marks protect)
+	diag "zram: swapins $si, marked $mk"
+	# 7. Large folios (THP swap-out needs a non-rotational device).
+	thp=/sys/kernel/mm/transparent_hugepage/enabled
+	echo always >"$thp"
+	for p in detect upstream; do
+		set_policy "$p"
+		echo reset >/proc/anon_workingset
+		t0=$(vmstat thp_swpout)
+		cg_run thp 32M aws-randw --size 96M --threads 1 --thp --writes 20000 \
+			--verify-writes >/tmp/thp.out 2>&1
+		eval "thp_$p=$(($(vmstat thp_swpout) - t0))"
+		eval "ns_$p=$(aws_stat evictions_noshadow)"
+	done
+	echo never >"$thp"
+	diag "thp_swpout detect $thp_detect upstream $thp_upstream;" \
+		"noshadow detect $ns_detect upstream $ns_upstream"
+	swapon /dev/vdc && swapoff /dev/zram0 && echo 1 >/sys/block/zram0/reset
+fi
+expect zram_swapins_seen swapins "$si" -gt 1000
+# nearly all zram swap-ins skip the swap cache (a page still mapped by
+# another process or raced with reclaim takes the cache path)
+expect zram_swapins_not_marked marked_pct $((si > 0 ? 100 * mk / si : 100)) -lt 5
+expect thp_swapped_out thp_swpout "$thp_detect" -gt 0
+expect detect_no_large_folio_shadow evictions_noshadow "$ns_detect" -ge $((thp_detect * 512))
+expect upstream_large_folio_shadow evictions_noshadow "$ns_upstream" -eq 0
+expect upstream_thp_swapped_out thp_swpout "$thp_upstream" -gt 0
+check disk_swap_back grep -q '^/dev/vdc ' /proc/swaps
+rmmod anon_workingset
+umount "$SHM"
+ktap_end
