@@ -74,21 +74,41 @@
  *
  *		Policies
  *
- * stock     - every hook declines and 6.1 behaves exactly as shipped:
- *             inactive-first, anon shadows on the shared clock, 6.1
- *             workingset rule.
- * baseline  - pre-5.9 (v5.8) behaviour: new anon pages start active, a
- *             faulted swap-in page is activated, one young PTE activates a
- *             swap-backed page in reclaim, every swap-cache swap-in is
- *             marked PG_workingset (4.20-5.8 PSI), no anon shadows.
- * protect   - seed patches 1-2: inactive-first and the two-reference rule,
- *             swap-in still marked PG_workingset, no anon shadows.
- * detect    - seed patches 3-7: protect plus anon shadows on a private anon
- *             clock, activation if distance <= active anon. Like v3 of
- *             the seed, every swap-in is still marked PG_workingset.
+ * Each policy stands for one real kernel, on both LRU types: which events
+ * age which clock and what a refault distance is compared with decide the
+ * file LRU's behaviour as much as the anon one's.
+ *
+ * stock     - Linux 6.1 as shipped: every hook declines. Inactive-first
+ *             anon, anon shadows on the shared clock (nonresident_age,
+ *             aged by anon and file evictions and activations); an anon
+ *             refault is compared with all file + active anon (if swap
+ *             is usable), a file refault with active file + all anon (if
+ *             swap is usable).
+ * baseline  - Linux 5.8, the last kernel before the series: new anon pages
+ *             start active, a faulted swap-in page is activated, one young
+ *             PTE activates a swap-backed page in reclaim, swap-cache
+ *             swap-ins are marked PG_workingset, no anon shadows. Anon
+ *             evictions and activations still age the shared clock
+ *             (5.8's "age nonresident information alongside anonymous
+ *             pages"), and the file rule is 5.8's, which 6.1 kept.
+ * protect   - the seed's (v3, on v5.5) patches 1-2: inactive-first
+ *             anon and the two-reference rule, swap-cache swap-ins still
+ *             marked PG_workingset, no anon shadows. Anon events age no
+ *             clock; a file refault is compared with active file only.
+ * detect    - the seed's patches 1-7: protect plus anon shadows on a
+ *             private anon clock (one clock per LRU type), an anon refault
+ *             activated if its distance <= active anon, a file refault if
+ *             <= active file. Large folios leave no shadow (the seed drops
+ *             it for any folio of more than one page) but still age the
+ *             clock.
  * upstream  - the 6.1 algorithm re-implemented by the module: anon shadows
- *             on the shared clock and the 6.1 workingset rule. It should
- *             behave like stock; the difference is only who runs the code.
+ *             on the shared clock, for large folios too, and 6.1's rules.
+ *             It should behave like stock; the difference is only who
+ *             runs the code.
+ *
+ * PG_workingset on swap-in (4.20 to the seed) marks only swap-ins through
+ * the swap cache, never the SWP_SYNCHRONOUS_IO (zram) path, as in those
+ * kernels; the kernel glue checks which path a swap-in took.
  *
  * The inactive:active target is a separate knob (aws_inactive_ratio()):
  * the seed made it 1:1 for anon and later restored the sqrt rule.
@@ -277,6 +297,12 @@ enum aws_ws_rule {
 	AWS_WS_UPSTREAM,	/* 6.1: file + active anon if swap usable */
 };
 
+/* What a file refault distance is compared with. */
+enum aws_file_ws_rule {
+	AWS_FILE_WS_STOCK,	/* 5.8 and 6.1: active file + anon if swap */
+	AWS_FILE_WS_ACTIVE_FILE,	/* seed and earlier: active file only */
+};
+
 enum aws_clock {
 	AWS_CLOCK_NONE,		/* anon events age nothing */
 	AWS_CLOCK_ANON,		/* the module's private anon clock */
@@ -290,6 +316,8 @@ struct aws_policy_traits {
 	bool new_anon_active;
 	/* PG_workingset on every swap-cache swap-in (4.20-5.8 PSI) */
 	bool swapin_workingset;
+	/* a folio of more than one page leaves a shadow too (6.1) */
+	bool large_folio_shadows;
 	/* activate the faulted swap-in page */
 	bool activate_on_swapin_fault;
 	/* one young PTE activates a swap-backed folio in reclaim */
@@ -298,8 +326,10 @@ struct aws_policy_traits {
 	bool anon_shadows;
 	/* which clock anon evictions/activations advance */
 	enum aws_clock clock;
-	/* what a refault distance is compared with */
+	/* what an anon refault distance is compared with */
 	enum aws_ws_rule ws_rule;
+	/* what a file refault distance is compared with */
+	enum aws_file_ws_rule file_ws_rule;
 };
 
 /* Out-of-range policies get the stock traits: decline everything. */
@@ -318,8 +348,9 @@ static inline const struct aws_policy_traits *aws_traits(enum aws_policy p)
 			.activate_on_swapin_fault = true,
 			.ref_activate_swapbacked = true,
 			.anon_shadows = false,
-			.clock = AWS_CLOCK_NONE,
+			.clock = AWS_CLOCK_SHARED,
 			.ws_rule = AWS_WS_NONE,
+			.file_ws_rule = AWS_FILE_WS_STOCK,
 		},
 		[AWS_POLICY_PROTECT] = {
 			.hooks_active = true,
@@ -327,6 +358,7 @@ static inline const struct aws_policy_traits *aws_traits(enum aws_policy p)
 			.anon_shadows = false,
 			.clock = AWS_CLOCK_NONE,
 			.ws_rule = AWS_WS_NONE,
+			.file_ws_rule = AWS_FILE_WS_ACTIVE_FILE,
 		},
 		[AWS_POLICY_DETECT] = {
 			.hooks_active = true,
@@ -334,12 +366,15 @@ static inline const struct aws_policy_traits *aws_traits(enum aws_policy p)
 			.anon_shadows = true,
 			.clock = AWS_CLOCK_ANON,
 			.ws_rule = AWS_WS_ACTIVE_ANON,
+			.file_ws_rule = AWS_FILE_WS_ACTIVE_FILE,
 		},
 		[AWS_POLICY_UPSTREAM] = {
 			.hooks_active = true,
 			.anon_shadows = true,
+			.large_folio_shadows = true,
 			.clock = AWS_CLOCK_SHARED,
 			.ws_rule = AWS_WS_UPSTREAM,
+			.file_ws_rule = AWS_FILE_WS_STOCK,
 		},
 	};
 
@@ -500,6 +535,31 @@ static inline unsigned long aws_workingset_size(enum aws_ws_rule rule,
 	default:
 		return 0;
 	}
+}
+
+/* The ratio parameter applies to every policy but stock, which declines. */
+static inline unsigned long
+aws_policy_inactive_ratio(const struct aws_policy_traits *t,
+			  unsigned int ratio_param, unsigned long stock_ratio)
+{
+	if (!t->hooks_active)
+		return stock_ratio;
+	return aws_inactive_ratio(ratio_param, stock_ratio);
+}
+
+/*
+ * How far the inactive file list could grow to hold a refaulting file page.
+ * @stock_size is what 6.1 computed (active file, plus all anon when swap is
+ * usable); the seed's kernel let a file refault take over the active file
+ * list only, because its file clock saw only file events.
+ */
+static inline unsigned long
+aws_file_workingset_size(enum aws_file_ws_rule rule,
+			 const struct aws_lru_sizes *s, unsigned long stock_size)
+{
+	if (rule == AWS_FILE_WS_ACTIVE_FILE)
+		return s->active_file;
+	return stock_size;
 }
 
 static inline bool aws_should_activate(unsigned long distance,

@@ -24,8 +24,9 @@ extern enum aws_policy aws_policy;
 extern unsigned int aws_ratio;
 extern struct aws_shadow_layout aws_layout;
 extern bool aws_live;
+extern bool aws_sweeping;
 extern const struct anon_ws_ops aws_ops;
-void aws_sweep_shadows(void);
+void aws_switch_policy(enum aws_policy new);
 
 /* aws_clock.c */
 int aws_clock_init(void);
@@ -40,6 +41,7 @@ enum aws_counter {
 	AWS_PLACED_ACTIVE,	/* new anon folios started active */
 	AWS_PLACED_INACTIVE,	/* new anon folios started inactive */
 	AWS_SWAPINS,		/* swap-ins seen (pages) */
+	AWS_SWAPINS_MARKED,	/* swap-ins marked PG_workingset (pages) */
 	AWS_EVICTIONS,		/* anon evictions that left a shadow (pages) */
 	AWS_EVICTIONS_NOSHADOW,	/* anon evictions without shadow (pages) */
 	AWS_REFAULTS,		/* swap-ins that found our shadow (pages) */
@@ -48,6 +50,9 @@ enum aws_counter {
 	AWS_RESTORES,		/* activations of former workingset pages */
 	AWS_REF_ACTIVATIONS,	/* first-reference activations in reclaim */
 	AWS_SWAPIN_ACTIVATIONS,	/* activations of faulted swap-in folios */
+	AWS_SHADOWS_SWEPT,	/* shadow entries dropped by sweeps */
+	AWS_REFAULTS_DROPPED,	/* swap-ins whose shadow a switch voided */
+	AWS_FILE_REFAULTS_JUDGED,	/* file refaults sized by the policy */
 	AWS_NR_COUNTERS
 };
 
@@ -69,7 +74,7 @@ static inline void aws_count_distance(unsigned long distance,
 						       workingset_size)]);
 }
 
-extern atomic_long_t aws_sweeps, aws_switches;
+extern atomic_long_t aws_sweeps, aws_switches, aws_last_sweep;
 int aws_stats_init(void);
 void aws_stats_exit(void);
 

@@ -6,14 +6,18 @@
  * policy core (aws_traits() in include/anon_ws_policy.h) and either
  * declines, so that the kernel runs its stock code, or decides.  This file
  * only translates between kernel objects (folios, lruvecs, memcgs) and the
- * plain numbers the core works on.
+ * plain numbers the core works on.  Under the stock policy every hook
+ * declines, except that a swap-in during a policy switch drops its shadow
+ * (see aws_main.c).
  *
  * Context (see include/linux/anon_ws_hooks.h): every hook runs inside the
  * RCU read section the hook site opens; on_evict additionally runs under
  * the swap cache xa_lock with IRQs off and the folio's refcount frozen,
- * on_age possibly under the lru_lock.  Nothing here sleeps, allocates or
- * takes a lock, except lru_note_cost_folio() on a restore in on_swapin,
- * which runs in process context exactly where stock calls it.
+ * on_age possibly under the lru_lock.  Nothing here sleeps or allocates.
+ * Two calls take locks, both in process context and exactly where stock
+ * workingset_refault() takes them: mem_cgroup_flush_stats_delayed() (the
+ * memcg stats flush lock, with a trylock) and, on a restore,
+ * lru_note_cost_folio() (the lruvec's lru_lock).
  */
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -26,6 +30,13 @@
 static const struct aws_policy_traits *aws_current(void)
 {
 	return aws_traits(READ_ONCE(aws_policy));
+}
+
+static bool aws_switching(void)
+{
+	/* Pairs with aws_switch_policy(): the policy was read first. */
+	smp_rmb();
+	return READ_ONCE(aws_sweeping);
 }
 
 static bool aws_new_anon(struct folio *folio, struct vm_area_struct *vma)
@@ -117,12 +128,23 @@ static void aws_refault(const struct aws_policy_traits *t,
 static bool aws_swapin(struct folio *folio, void *shadow)
 {
 	const struct aws_policy_traits *t = aws_current();
+	long nr = folio_nr_pages(folio);
 
+	if (shadow && aws_switching()) {
+		/* Maybe stamped with the old clock: judge nothing. */
+		aws_count(AWS_REFAULTS_DROPPED, nr);
+		shadow = NULL;
+		if (!t->hooks_active)
+			return true;
+	}
 	if (!t->hooks_active)
 		return false;
-	aws_count(AWS_SWAPINS, folio_nr_pages(folio));
-	if (t->swapin_workingset)
+	aws_count(AWS_SWAPINS, nr);
+	/* Only swap-ins through the swap cache, not SWP_SYNCHRONOUS_IO's. */
+	if (t->swapin_workingset && folio_test_swapcache(folio)) {
 		folio_set_workingset(folio);
+		aws_count(AWS_SWAPINS_MARKED, nr);
+	}
 	if (t->anon_shadows && shadow)
 		aws_refault(t, folio, shadow);
 	return true;
@@ -139,17 +161,18 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 
 	if (!t->hooks_active)
 		return false;
-	if (!t->anon_shadows) {
-		*shadow = NULL;
-		aws_count(AWS_EVICTIONS_NOSHADOW, nr);
-		return true;
-	}
 	/*
-	 * Stamp the clock of the reclaim target, where the LRU order that
-	 * evicted the folio was decided; NULL means global reclaim.
+	 * The LRU order that evicted the folio was decided in the reclaim
+	 * target (NULL: global reclaim): its clock is stamped and aged.
 	 */
 	pgdat = folio_pgdat(folio);
 	lruvec = mem_cgroup_lruvec(target_memcg, pgdat);
+	*shadow = NULL;
+	if (!t->anon_shadows || (nr > 1 && !t->large_folio_shadows)) {
+		aws_clock_age(t->clock, lruvec, nr);
+		aws_count(AWS_EVICTIONS_NOSHADOW, nr);
+		return true;
+	}
 	s.eviction = aws_clock_read(t->clock, lruvec);
 	s.memcgid = mem_cgroup_id(lruvec_memcg(lruvec));
 	s.nid = pgdat->node_id;
@@ -200,13 +223,35 @@ static bool aws_swapin_mapped(struct folio *folio)
 
 	if (!t->activate_on_swapin_fault)
 		return false;
-	aws_count(AWS_SWAPIN_ACTIVATIONS, folio_nr_pages(folio));
+	/*
+	 * folio_activate() acts only on a folio already on an inactive LRU;
+	 * one still in a per-CPU batch stays as it is (as in 5.8).  Count
+	 * what it will do.
+	 */
+	if (folio_test_lru(folio) && !folio_test_active(folio) &&
+	    !folio_test_unevictable(folio))
+		aws_count(AWS_SWAPIN_ACTIVATIONS, folio_nr_pages(folio));
 	return true;
 }
 
 static unsigned long aws_anon_inactive_ratio(unsigned long ratio)
 {
-	return aws_inactive_ratio(READ_ONCE(aws_ratio), ratio);
+	return aws_policy_inactive_ratio(aws_current(), READ_ONCE(aws_ratio),
+					 ratio);
+}
+
+/* A file refault: what its distance is compared with (stats are flushed). */
+static unsigned long aws_file_workingset(struct lruvec *eviction_lruvec,
+					 unsigned long size)
+{
+	const struct aws_policy_traits *t = aws_current();
+	struct aws_lru_sizes sizes = { 0 };
+
+	if (!t->hooks_active)
+		return size;
+	sizes.active_file = lruvec_page_state(eviction_lruvec, NR_ACTIVE_FILE);
+	aws_count(AWS_FILE_REFAULTS_JUDGED, 1);
+	return aws_file_workingset_size(t->file_ws_rule, &sizes, size);
 }
 
 const struct anon_ws_ops aws_ops = {
@@ -217,4 +262,5 @@ const struct anon_ws_ops aws_ops = {
 	.on_ref_activate = aws_ref_activate,
 	.on_swapin_mapped = aws_swapin_mapped,
 	.on_anon_inactive_ratio = aws_anon_inactive_ratio,
+	.on_file_workingset = aws_file_workingset,
 };

@@ -8,14 +8,14 @@
  * unknown word, an out-of-range number, trailing garbage, an embedded NUL
  * -- is refused with -EINVAL and the running value stays.
  *
- * A policy switch at run time first waits for every hook that may still be
- * running under the old policy (synchronize_rcu(): hooks run in RCU read
- * sections), then drops all shadow entries from the swap caches.  Policies
- * use different clocks, and a shadow stamped with one clock means nothing
- * under another; dropping them costs one round of refault information.
+ * A policy switch at run time drops all shadow entries from the swap
+ * caches (aws_switch_policy() in aws_main.c): policies use different
+ * clocks, and a shadow stamped with one clock means nothing under another;
+ * dropping them costs one round of refault information.  Writes come with
+ * the module's parameter lock held (kernel/params.c takes it), which also
+ * orders them against load and unload.
  */
 #include <linux/moduleparam.h>
-#include <linux/rcupdate.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -31,13 +31,15 @@ static int aws_policy_set(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (new == READ_ONCE(aws_policy))
 		return 0;
-	WRITE_ONCE(aws_policy, new);
-	if (aws_live) {
-		synchronize_rcu();
-		aws_sweep_shadows();
-		atomic_long_inc(&aws_switches);
-		pr_info("anon_workingset: policy %s\n", aws_policy_name(new));
+	if (!aws_live) {
+		/* insmod's arguments, before init: nothing to switch yet */
+		WRITE_ONCE(aws_policy, new);
+		return 0;
 	}
+	aws_switch_policy(new);
+	atomic_long_inc(&aws_switches);
+	pr_info("anon_workingset: policy %s, %ld shadows dropped\n",
+		aws_policy_name(new), atomic_long_read(&aws_last_sweep));
 	return 0;
 }
 

@@ -10,11 +10,14 @@
  * Refault distances say a lot about another tenant's memory use, so the file
  * is readable by root only (mode 0600).  Writing "reset" zeroes the counters
  * (needs CAP_SYS_ADMIN as well); any other write fails with -EINVAL.
- * Counters are summed without stopping the hooks, so a reset that races
- * with reclaim may keep a few events of the old period.
+ * Hooks never stop counting, so a reset does not write to the per-CPU
+ * counters (it would tear values other CPUs are adding to): it records
+ * their sums as the new zero, and readers show the difference.  Each
+ * per-CPU counter only grows, so a later sum is never below the base.
  */
 #include <linux/capability.h>
 #include <linux/memcontrol.h>
+#include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -24,12 +27,16 @@
 #include "anon_workingset.h"
 
 DEFINE_PER_CPU(struct aws_counters, aws_counters);
-atomic_long_t aws_sweeps, aws_switches;
+atomic_long_t aws_sweeps, aws_switches, aws_last_sweep;
+/* The sums at the last reset, under aws_base_lock. */
+static struct aws_counters aws_base;
+static DEFINE_MUTEX(aws_base_lock);
 
 static const char * const aws_counter_names[AWS_NR_COUNTERS] = {
 	[AWS_PLACED_ACTIVE] = "placed_active",
 	[AWS_PLACED_INACTIVE] = "placed_inactive",
 	[AWS_SWAPINS] = "swapins",
+	[AWS_SWAPINS_MARKED] = "swapins_workingset",
 	[AWS_EVICTIONS] = "evictions",
 	[AWS_EVICTIONS_NOSHADOW] = "evictions_noshadow",
 	[AWS_REFAULTS] = "refaults",
@@ -38,6 +45,9 @@ static const char * const aws_counter_names[AWS_NR_COUNTERS] = {
 	[AWS_RESTORES] = "restores",
 	[AWS_REF_ACTIVATIONS] = "ref_activations",
 	[AWS_SWAPIN_ACTIVATIONS] = "swapin_activations",
+	[AWS_SHADOWS_SWEPT] = "shadows_swept",
+	[AWS_REFAULTS_DROPPED] = "refaults_dropped",
+	[AWS_FILE_REFAULTS_JUDGED] = "file_refaults_judged",
 };
 
 static void aws_sum(struct aws_counters *sum)
@@ -55,15 +65,27 @@ static void aws_sum(struct aws_counters *sum)
 	}
 }
 
+/* The counters since the last reset. */
+static void aws_read(struct aws_counters *now)
+{
+	int i;
+
+	mutex_lock(&aws_base_lock);
+	aws_sum(now);
+	for (i = 0; i < AWS_NR_COUNTERS; i++)
+		now->count[i] -= aws_base.count[i];
+	for (i = 0; i < AWS_HIST_BUCKETS; i++)
+		now->hist[i] -= aws_base.hist[i];
+	mutex_unlock(&aws_base_lock);
+}
+
 static void aws_reset(void)
 {
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&aws_counters, cpu), 0,
-		       sizeof(struct aws_counters));
+	mutex_lock(&aws_base_lock);
+	aws_sum(&aws_base);
 	atomic_long_set(&aws_sweeps, 0);
 	atomic_long_set(&aws_switches, 0);
+	mutex_unlock(&aws_base_lock);
 }
 
 static int aws_show(struct seq_file *m, void *v)
@@ -87,11 +109,13 @@ static int aws_show(struct seq_file *m, void *v)
 		seq_printf(m, "node%d_file_age %ld\n", nid,
 			   atomic_long_read(&lruvec->nonresident_age));
 	}
-	aws_sum(&sum);
+	aws_read(&sum);
 	for (i = 0; i < AWS_NR_COUNTERS; i++)
 		seq_printf(m, "%s %lu\n", aws_counter_names[i], sum.count[i]);
 	seq_printf(m, "sweeps %ld\n", atomic_long_read(&aws_sweeps));
 	seq_printf(m, "switches %ld\n", atomic_long_read(&aws_switches));
+	seq_printf(m, "last_sweep_shadows %ld\n",
+		   atomic_long_read(&aws_last_sweep));
 	for (i = 0; i < AWS_HIST_BUCKETS; i++) {
 		log = aws_hist_bucket_log(i);
 		if (log > AWS_HIST_MAX_LOG)

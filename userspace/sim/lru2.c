@@ -193,7 +193,8 @@ static inline bool inactive_is_low(struct lru2 *m)
 	if (gb != m->ratio_cache_gb) {
 		unsigned long stock = gb ? isqrt(10 * gb) : 1;
 
-		m->ratio_cache = aws_inactive_ratio(m->ratio_param, stock);
+		m->ratio_cache = aws_policy_inactive_ratio(m->t, m->ratio_param,
+							   stock);
 		m->ratio_cache_gb = gb;
 	}
 	return inactive * m->ratio_cache < active;

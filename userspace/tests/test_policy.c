@@ -29,7 +29,10 @@ static const struct {
 		.activate_on_swapin_fault = true, /* do_swap_page activate */
 		.ref_activate_swapbacked = true,  /* PAGEREF_ACTIVATE */
 		.anon_shadows = false,
-		.clock = AWS_CLOCK_NONE, .ws_rule = AWS_WS_NONE,
+		/* 5.8: anon evictions and activations age nonresident_age */
+		.clock = AWS_CLOCK_SHARED, .ws_rule = AWS_WS_NONE,
+		/* 5.8 workingset_refault(): active file + anon if swap */
+		.file_ws_rule = AWS_FILE_WS_STOCK,
 	}, "baseline: v5.8 active-first anon LRU" },
 	{ AWS_POLICY_PROTECT, {
 		.hooks_active = true,
@@ -39,6 +42,8 @@ static const struct {
 		.ref_activate_swapbacked = false,  /* 2/9: two references */
 		.anon_shadows = false,
 		.clock = AWS_CLOCK_NONE, .ws_rule = AWS_WS_NONE,
+		/* seed base: file refault vs active file, file-only clock */
+		.file_ws_rule = AWS_FILE_WS_ACTIVE_FILE,
 	}, "protect: seed patches 1-2" },
 	{ AWS_POLICY_DETECT, {
 		.hooks_active = true,
@@ -46,12 +51,16 @@ static const struct {
 		.anon_shadows = true,		/* 7/9 shadow in swap cache */
 		.clock = AWS_CLOCK_ANON,	/* 3/9 inactive_age[anon] */
 		.ws_rule = AWS_WS_ACTIVE_ANON,	/* 3/9 active of same type */
+		.file_ws_rule = AWS_FILE_WS_ACTIVE_FILE, /* 3/9, same rule */
+		.large_folio_shadows = false,	/* 4/9: no shadow if nr > 1 */
 	}, "detect: seed patches 1-7" },
 	{ AWS_POLICY_UPSTREAM, {
 		.hooks_active = true,
 		.anon_shadows = true,
+		.large_folio_shadows = true,	/* 6.1 stamps every subpage */
 		.clock = AWS_CLOCK_SHARED,	/* 6.1 nonresident_age */
 		.ws_rule = AWS_WS_UPSTREAM,
+		.file_ws_rule = AWS_FILE_WS_STOCK,
 	}, "upstream: the 6.1 algorithm" },
 };
 
@@ -64,7 +73,9 @@ static bool traits_eq(const struct aws_policy_traits *a,
 	       a->activate_on_swapin_fault == b->activate_on_swapin_fault &&
 	       a->ref_activate_swapbacked == b->ref_activate_swapbacked &&
 	       a->anon_shadows == b->anon_shadows &&
-	       a->clock == b->clock && a->ws_rule == b->ws_rule;
+	       a->large_folio_shadows == b->large_folio_shadows &&
+	       a->clock == b->clock && a->ws_rule == b->ws_rule &&
+	       a->file_ws_rule == b->file_ws_rule;
 }
 
 static void test_traits_table(struct aws_tc *tc)
@@ -93,8 +104,18 @@ static void test_traits_invariants(struct aws_tc *tc)
 		const char *n = aws_policy_name(p);
 
 		/* shadows are useless without a clock and a rule, and v.v. */
-		CHECK(tc, t->anon_shadows == (t->clock != AWS_CLOCK_NONE),
+		CHECK(tc, !t->anon_shadows || t->clock != AWS_CLOCK_NONE,
 		      "%s: shadows without clock", n);
+		CHECK(tc, !t->large_folio_shadows || t->anon_shadows,
+		      "%s: large-folio shadows without shadows", n);
+		/*
+		 * A file clock that sees anon events must compare with anon
+		 * too (5.8's fix), and one that sees none must not.
+		 */
+		if (t->hooks_active)
+			CHECK(tc, (t->clock == AWS_CLOCK_SHARED) ==
+			      (t->file_ws_rule == AWS_FILE_WS_STOCK),
+			      "%s: file rule does not match the file clock", n);
 		CHECK(tc, t->anon_shadows == (t->ws_rule != AWS_WS_NONE),
 		      "%s: shadows without ws rule", n);
 		/* a declining policy must not claim to do anything */
@@ -106,8 +127,9 @@ static void test_traits_invariants(struct aws_tc *tc)
 		/* active-first and refault detection never mix */
 		CHECK(tc, !(t->new_anon_active && t->anon_shadows),
 		      "%s: active-first with shadows", n);
-		/* the 4.20-5.8 PSI hack never runs on the shared 6.1 clock */
-		CHECK(tc, !(t->swapin_workingset && t->clock == AWS_CLOCK_SHARED),
+		/* the 4.20-5.8 PSI hack never runs with 6.1's refaults */
+		CHECK(tc, !(t->swapin_workingset &&
+			    t->ws_rule == AWS_WS_UPSTREAM),
 		      "%s: PSI hack with the 6.1 algorithm", n);
 	}
 	/* stock is the only policy that leaves everything to the kernel */
@@ -149,6 +171,11 @@ static void test_inactive_ratio(struct aws_tc *tc)
 		CHECK(tc, aws_inactive_ratio(~0U, stock[i]) == AWS_RATIO_MAX,
 		      "~0");
 	}
+	/* stock declines the ratio parameter, every other policy takes it */
+	for (r = 0; r < AWS_NR_POLICIES; r++)
+		CHECK(tc, aws_policy_inactive_ratio(aws_traits(r), 1, 3) ==
+		      (r == AWS_POLICY_STOCK ? 3 : 1), "%s takes ratio 1",
+		      aws_policy_name(r));
 	/* 6.1's sqrt rule for 1 GiB and 10 GiB passes through unchanged */
 	CHECK(tc, aws_inactive_ratio(AWS_RATIO_AUTO, 3) == 3, "1 GiB");
 	CHECK(tc, aws_inactive_ratio(AWS_RATIO_AUTO, 10) == 10, "10 GiB");
@@ -185,6 +212,28 @@ static void test_workingset_size(struct aws_tc *tc)
 	CHECK(tc, aws_workingset_size(AWS_WS_UPSTREAM, &s) == 0, "empty");
 }
 
+static void test_file_workingset_size(struct aws_tc *tc)
+{
+	struct aws_lru_sizes s = {
+		.active_anon = 1000, .inactive_anon = 2000,
+		.active_file = 30, .inactive_file = 400,
+		.swap_available = true,
+	};
+
+	/* 6.1/5.8: the kernel's own figure passes through unchanged */
+	CHECK(tc, aws_file_workingset_size(AWS_FILE_WS_STOCK, &s, 3030) ==
+	      3030, "stock keeps the kernel's size");
+	CHECK(tc, aws_file_workingset_size(AWS_FILE_WS_STOCK, &s, 0) == 0,
+	      "stock keeps 0");
+	/* the seed: active file only, whatever anon and swap are */
+	CHECK(tc, aws_file_workingset_size(AWS_FILE_WS_ACTIVE_FILE, &s,
+					   3030) == 30, "seed: active file");
+	s.swap_available = false;
+	s.inactive_file = ~0UL;
+	CHECK(tc, aws_file_workingset_size(AWS_FILE_WS_ACTIVE_FILE, &s,
+					   3030) == 30, "seed ignores the rest");
+}
+
 static void test_should_activate(struct aws_tc *tc)
 {
 	CHECK(tc, aws_should_activate(0, 0), "0 <= 0");
@@ -202,6 +251,7 @@ const struct aws_test_case aws_policy_cases[] = {
 	{ "traits_out_of_range", test_traits_out_of_range },
 	{ "inactive_ratio", test_inactive_ratio },
 	{ "workingset_size", test_workingset_size },
+	{ "file_workingset_size", test_file_workingset_size },
 	{ "should_activate", test_should_activate },
 };
 const unsigned int aws_nr_policy_cases =
