@@ -4,17 +4,30 @@
 # Policies suite: each policy shows its defining behaviour in the guest.
 #  - the patched kernel with no module, with policy=stock and with
 #    policy=upstream behave alike on a deterministic swapping workload
-#    (pswpin, pswpout, workingset_refault/activate_anon within TOL);
+#    (pswpin and workingset_refault_anon within a tolerance derived from
+#    the measured run-to-run spread, see TOL_*);
 #  - baseline puts fresh anon memory on the active list and writes no anon
-#    shadows, protect puts it on the inactive list;
+#    shadows, protect puts it on the inactive list (the module's own counts
+#    show that it placed them: stock 6.1 places inactive too);
+#  - the ratio parameter changes the active:inactive split under pressure;
 #  - on the seed's hot/cold thrash pattern (in the regime where hot-2's
 #    reuse interval exceeds what the inactive list can hold), detect and
 #    upstream record refaults and activations, protect records none, and
 #    detect swaps in less than protect.
 . "$AWS_TOOLS/guest/lib.sh"
 
-TOL=${AWS_TOL:-20}	# percent, plus a small absolute slack
-SLACK=2000
+# "Alike" tolerances, in pages: twice the range (max - min) of 24 runs of
+# the thrash run below, 12 with no module and 12 with policy=stock, in two
+# boots (256M and 512M guests), none the first swapping run of its boot:
+# pswpin 38397-38483, workingset_refault_anon 38389-38478.  The gaps they
+# must detect are far wider: protect swaps in 7,700 more pages (+20 %),
+# baseline and protect refault 0 pages, so a stock or upstream that acted
+# like any other policy on this run fails.  pswpout (range 22276-22829)
+# and workingset_activate_anon (929-1553) vary more than any policy gap on
+# this run, so they are only reported; detect and upstream differ from
+# stock by less than that, and filerule.sh tells them apart.
+TOL_pswpin=172 TOL_workingset_refault_anon=178
+ALIKE_KEYS="pswpin workingset_refault_anon"
 LIMIT=35M
 # Seed proportions scaled to a 35M cgroup, with the hot sets resized so
 # that protect thrashes hot-2 on 6.1 (make run's thrash-detect cell at half
@@ -35,16 +48,17 @@ thrash_run() {
 	done
 	diag "$1: pswpin $R_pswpin pswpout $R_pswpout refault $R_workingset_refault_anon" \
 		"activate $R_workingset_activate_anon hot2_majfaults $(result_get "$R_res" hot2_majfaults)"
-	[ "$(result_get "$R_res" verify_fail)" = 0 ] || fail "verify_$1" "$R_res"
+	expect "verified_$1" verify_fail "$(result_get "$R_res" verify_fail)" -eq 0
 }
-# close NAME A B: |A-B| <= TOL% of max(A,B) + SLACK
+# close NAME KEY A B: |A-B| <= TOL_KEY
 close() {
-	local a=$2 b=$3 m d
-	m=$((a > b ? a : b)) d=$((a > b ? a - b : b - a))
-	if [ $d -le $((m * TOL / 100 + SLACK)) ]; then
-		ok "$1 # $a vs $b (tolerance ${TOL}% + $SLACK)"
+	local tol d
+	tol=$(eval echo "\$TOL_$2")
+	d=$(($3 > $4 ? $3 - $4 : $4 - $3))
+	if [ $d -le "$tol" ]; then
+		ok "$1 # $3 vs $4 (tolerance $tol)"
 	else
-		fail "$1" "$a vs $b differ by more than ${TOL}% + $SLACK"
+		fail "$1" "$3 vs $4 differ by $d, more than $tol"
 	fi
 }
 
@@ -69,7 +83,9 @@ expect detect_activations workingset_activate_anon "$R_workingset_activate_anon"
 hist=$(awk '$1 ~ /^refault_dist_log2_/ { t += $2 } END { print t + 0 }' /proc/anon_workingset)
 expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
 	$(($(aws_stat refaults) - $(aws_stat refaults_stale)))
-# "Measurably less": at least 5% fewer swap-ins, and hot-2 mostly kept.
+# At least 5% fewer swap-ins, and hot-2 mostly kept: measured (n=3 each)
+# detect 38415-38485 vs protect 46157-46215 swap-ins (a 17 % gap, run
+# ranges under 0.2 %), hot-2 majfaults 196-213 vs 1160-1193.
 expect detect_swaps_in_less_than_protect pswpin "$D_pswpin" -lt $((P_pswpin * 95 / 100))
 expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $((P_hot2 / 2))
 
@@ -82,11 +98,11 @@ thrash_run nomod
 for k in $KEYS; do eval "N_$k=\$R_$k"; done
 insmod "$AWS_MOD" policy=stock
 thrash_run stock
-for k in $KEYS; do eval "close stock_like_nomod_$k \$N_$k \$R_$k"; done
+for k in $ALIKE_KEYS; do eval "close stock_like_nomod_$k $k \$N_$k \$R_$k"; done
 expect stock_hooks_decline evictions "$(aws_stat evictions)" -eq 0
 set_policy upstream
 thrash_run upstream
-for k in pswpin pswpout workingset_refault_anon; do eval "close upstream_like_nomod_$k \$N_$k \$R_$k"; done
+for k in $ALIKE_KEYS; do eval "close upstream_like_nomod_$k $k \$N_$k \$R_$k"; done
 expect upstream_refaults refaults "$(aws_stat refaults)" -gt 0
 expect upstream_activations activations "$(aws_stat activations)" -gt 0
 expect upstream_vmstat_activate workingset_activate_anon "$R_workingset_activate_anon" -gt 0
@@ -105,6 +121,7 @@ expect baseline_swapin_activations swapin_activations "$(aws_stat swapin_activat
 placement() { # placement POLICY -> prints "active_kb inactive_kb"
 	local cg=/sys/fs/cgroup/placement pid st i
 	set_policy "$1"
+	echo reset >/proc/anon_workingset
 	mkdir -p "$cg"
 	(echo $BASHPID >"$cg/cgroup.procs" && exec aws-zipf --size 64M --seconds 60) \
 		>/dev/null 2>&1 &
@@ -126,9 +143,43 @@ read -r ba bi < <(placement baseline)
 diag "baseline placement: active_anon ${ba} kB, inactive_anon ${bi} kB"
 expect baseline_fresh_anon_active active_kb "$ba" -gt 49152
 expect baseline_fresh_anon_not_inactive inactive_kb "$bi" -lt 16384
+expect baseline_module_placed_active placed_active "$(aws_stat placed_active)" -ge 16384
 read -r pa pi < <(placement protect)
 diag "protect placement: active_anon ${pa} kB, inactive_anon ${pi} kB"
 expect protect_fresh_anon_inactive inactive_kb "$pi" -gt 49152
-expect protect_fresh_anon_not_active active_kb "$pa" -lt 16384
+# stock 6.1 places inactive too: the module's count shows it decided.
+expect protect_module_placed_inactive placed_inactive "$(aws_stat placed_inactive)" -ge 16384
+expect protect_module_placed_none_active placed_active "$(aws_stat placed_active)" -eq 0
+placement stock >/dev/null
+expect stock_module_places_nothing placed "$(($(aws_stat placed_inactive) + $(aws_stat placed_active)))" -eq 0
+
+# The ratio parameter sets the active:inactive anon split under pressure.
+# It needs a policy whose active list wants to outgrow the inactive one:
+# baseline (active first).  Measured, zipf 0.6 over 48M in 32M, 6 s in:
+# ratio 1 -> 16.1M:16.4M, ratio 8 -> 29.0M:3.5M.  Under inactive-first
+# policies (stock, detect) active anon stayed near 10M of 32M at ratio 1
+# and 8 alike on every workload tried, so no guest case can show that
+# stock declines the ratio; the unit test inactive_ratio does.
+split() { # split POLICY RATIO -> active:inactive anon ratio x100, mid-run
+	local cg=/sys/fs/cgroup/split pid st
+	set_policy "$1"
+	echo "$2" >"$AWS_PARAMS/ratio"
+	mkdir -p "$cg" && echo 32M >"$cg/memory.max"
+	(echo $BASHPID >"$cg/cgroup.procs" && exec aws-zipf --size 48M --seconds 60 --alpha 0.6) \
+		>/dev/null 2>&1 &
+	pid=$!
+	sleep 6
+	st=$(cat "$cg/memory.stat")
+	cg_stop split
+	wait $pid
+	rmdir "$cg"
+	echo auto >"$AWS_PARAMS/ratio"
+	echo "$st" | awk '$1 == "active_anon" { a = $2 } $1 == "inactive_anon" { i = $2 }
+		END { print int(100 * a / (i ? i : 1)) }'
+}
+r1=$(split baseline 1) r8=$(split baseline 8)
+diag "baseline active:inactive x100: ratio 1 -> $r1, ratio 8 -> $r8"
+expect ratio_1_balances_lists split_x100 "$r1" -lt 200
+expect ratio_8_grows_active split_x100 "$r8" -gt 400
 rmmod anon_workingset
 ktap_end
