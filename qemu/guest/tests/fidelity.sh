@@ -20,8 +20,8 @@
 
 SHM=/mnt/aws-shm
 CG=/sys/fs/cgroup
-FILE_MB=64
-LIMIT=24M
+FILE_MB=32
+LIMIT=12M
 PAGES=$((FILE_MB * 256))
 mkdir -p "$SHM" && mount -t tmpfs -o size=512m aws-shm "$SHM"
 echo +memory >$CG/cgroup.subtree_control
