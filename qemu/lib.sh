@@ -66,3 +66,36 @@ patch_series() {
 		ls "$AWS_TOP"/patches/*.patch 2>/dev/null || true
 	fi
 }
+
+# Kernel problems on a guest console, one extended regex each.  This list is
+# the only one: run-guest.sh fails a run on any of them, stress.sh counts
+# them, test.sh checks that its negative guests trip them, and
+# qemu/test-console-scan.sh proves on canned consoles that each one trips the
+# scan and that an OOM kill (which prints a call trace too) does not.
+AWS_CONSOLE_PATTERNS=(
+	'Kernel panic'
+	'Oops'
+	'BUG:'
+	'kernel BUG at'
+	'WARNING:'
+	'INFO: task .* blocked for more than'
+	'detected (expedited )?stalls'
+	'self-detected stall'
+	'soft lockup'
+	'hard LOCKUP'
+	'general protection fault'
+	'KASAN'
+	'UBSAN'
+	'kmemleak: [0-9]+ new suspected'
+	'int3: '
+	'Bad swap file entry'
+	'Bad swap offset entry'
+	'page allocation failure'
+)
+console_regex() {
+	local IFS='|'
+	echo "${AWS_CONSOLE_PATTERNS[*]}"
+}
+# console_scan FILE...: print the console lines that report a kernel problem
+# (FILE:LINE:TEXT); exit status 0 if there is any, 1 if none, 2 on error.
+console_scan() { grep -EnH -- "$(console_regex)" "$@"; }

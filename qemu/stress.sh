@@ -43,7 +43,7 @@ read -r p f s < <(cat "${logs[@]}" | awk -f "$AWS_TOP/qemu/ktap-count.awk")
 fig() { cat "${logs[@]}" | sed -n "s/.*# figure $1=\([0-9]*\).*/\1/p" | awk '{ t += $1 } END { print t + 0 }'; }
 res() { cat "${logs[@]}" | grep -o "RESULT .*" | tr ' ' '\n' | sed -n "s/^$1=//p" |
 	awk '$1 >= 0 { t += $1 } END { printf "%d\n", t }'; }
-reports=$(cat "${cons[@]}" | grep -Ec 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|detected stalls|soft lockup|general protection|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|int3: ')
+reports=$(console_scan "${cons[@]}" | wc -l)
 vfail=$(res verify_fail)
 cat <<FIG
 == stress figures ($((SECONDS - T0)) s, logs: build/runs/$R/, build/runs/$R-nomemcg/)
