@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Pack what the guest runs -- qemu/guest/ scripts, the static workloads, the
-# modules -- into build/tools-<variant>.img (ext4 via mkfs.ext4 -d, ~1 s), so
-# that a change to any of them reaches the guest without touching the rootfs.
+# Pack what the guest runs -- qemu/guest/ scripts, the manifest, the static
+# workloads, the modules -- into build/tools-<variant>.img (ext4 via
+# mkfs.ext4 -d, ~1 s), so that a change to any of them reaches the guest
+# without touching the rootfs.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -18,6 +19,8 @@ done
 rm -rf "$STAGE"
 mkdir -p "$STAGE/bin" "$STAGE/module"
 cp -a "$AWS_TOP/qemu/guest" "$STAGE/guest"
+# the suites' plan lines come from the manifest
+cp -a "$AWS_TOP/qemu/manifest" "$STAGE/manifest"
 cp -a "$AWS_BUILD"/userspace/aws-* "$AWS_TOP/userspace/workloads/selftest.sh" "$STAGE/bin/"
 cp -a "$MOD/module/anon_workingset.ko" "$MOD/smoke/aws_smoke.ko" "$STAGE/module/"
 # Build beside the image and rename over it: a guest still running from the

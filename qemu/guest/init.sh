@@ -34,6 +34,9 @@ if ! mkswap -q /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then
 fi
 
 bash "$AWS_TOOLS/guest/plans/$PLAN.sh" 2>&1 | tee /dev/ttyS1
+# The host fails a test run whose plan script did not exit 0 (or never
+# reported how it exited).
+echo "# aws-guest: plan exit status ${PIPESTATUS[0]}" | tee /dev/ttyS1
 
 tar -C /tmp/results -cf /dev/vdd . 2>/dev/null
 sync
