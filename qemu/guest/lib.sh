@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Helpers for guest test suites: KTAP output (one subtest per case) and the
 # small pieces every suite needs (module load, vmstat, cgroups).  A suite is
