@@ -87,7 +87,7 @@ load_check verify_after_load_unload
 insmod "$AWS_MOD" policy=detect || bail insmod "insmod policy=detect failed"
 load_start 3600
 echo reset >/proc/anon_workingset
-bad=0 cur=3 in0=$(vmstat pswpin)	# POLICIES[3] = detect
+bad=0 cur=3 in0=$(vmstat pswpin) t0=$SECONDS	# POLICIES[3] = detect
 for i in $(seq 1 "$FLIPS"); do
 	cur=$(((cur + 1 + i % 4) % 5))
 	set_policy "${POLICIES[$cur]}" || bad=$((bad + 1))
@@ -99,6 +99,7 @@ echo auto >"$AWS_PARAMS/ratio"
 window policy_flips_under_load "$bad" "$in0"
 sw=$(aws_stat switches)
 diag "figure policy_flips=$sw"
+diag "flips took $((SECONDS - t0)) s"
 expect switches_counted_exactly switches "$sw" -eq "$FLIPS"
 load_check verify_after_flips
 
