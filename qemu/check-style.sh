@@ -27,7 +27,8 @@ SPARSE=${AWS_SPARSE:-sparse}
 MODSRC=$AWS_BUILD/module-$VARIANT/module
 n=0 bad=0
 # result NAME LOG WHY: WHY non-empty = the tool did not run; else the
-# findings are the ERROR/WARNING/CHECK (or sparse warning/error) lines of LOG.
+# findings are the ERROR/WARNING/CHECK (or sparse warning/error) lines of
+# LOG, and the ok line says how much was checked.
 result() {
 	local f
 	n=$((n + 1))
@@ -43,7 +44,7 @@ result() {
 		head -n 20 <<<"$f" | sed 's/^/# /'
 		bad=1
 	else
-		echo "ok $n $1 # ran: $(grep -c '^total: .* lines checked' "$2") file(s)/patch(es) checked, no findings"
+		echo "ok $n $1 # ran on $(grep -c '^total: .* lines checked\|^ *CHECK ' "$2") input(s), no findings"
 	fi
 }
 # checkpatch_ran LOG STATUS FILES: why checkpatch did not run, or nothing.
