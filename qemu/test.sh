@@ -8,8 +8,9 @@
 #
 # The guest suites run in two lanes at once (one host core each, TCG is
 # single-threaded): lane 1 boots guest A, then guest C, booted with
-# cgroup_disable=memory; lane 2 boots guest B, then the negative guest,
-# which fires a WARN_ON, stalls RCU and panics on purpose.  Which suites
+# cgroup_disable=memory, then the negative guest, which fires a WARN_ON,
+# stalls RCU and panics on purpose; lane 2 boots guest B (the longest;
+# measured, A + C + negative is about as long).  Which suites
 # each guest runs, and how many cases each must emit, is qemu/manifest's
 # (test-a: workloads, policies; test-b: module, hostile, and reliability
 # and stress at make-test size; test-c: harness, nomemcg); a missing, short
@@ -23,8 +24,9 @@
 # the manifest).  VARIANT=debug allows 4x the time.
 #
 # Every result is a KTAP line somewhere: build/logs/unit.ktap (unit tests,
-# the simulator's and the workloads' self-tests, the console scanner's
-# test), build/logs/host.ktap (host-side checks), build/runs/<run>/ktap.log
+# the simulator's and the workloads' self-tests, the tests of the console
+# scanner, of check-style.sh and of the result count), build/logs/host.ktap
+# (host-side checks), build/runs/<run>/ktap.log
 # (guest suites).  Every KTAP document must emit exactly the cases its plan
 # line announces.  Exit status is non-zero if anything failed.
 set -uo pipefail
@@ -170,17 +172,17 @@ if [ -n "${AWS_SUITES:-}" ]; then
 	reap test
 	stage_done
 else
-	stage "guests, two lanes: A ($(manifest_suites test-a)) then C (cgroup_disable=memory:" \
-		"$(manifest_suites test-c)); B ($(manifest_suites test-b)) then a guest that must be" \
-		"reported for a WARN, an RCU stall and a panic"
+	stage "guests, two lanes: A ($(manifest_suites test-a)), C (cgroup_disable=memory:" \
+		"$(manifest_suites test-c)), then a guest that must be reported for a WARN, an RCU" \
+		"stall and a panic; B ($(manifest_suites test-b))"
 	{
 		guest test-a 256M 900 "" ""
 		guest test-c 192M 600 cgroup_disable=memory ""
+		negative_guest
 	} &
 	lane1=$!
 	{
 		guest test-b 512M 900 "" AWS_CYCLES=20,AWS_FLIPS=200,AWS_STRESS_SECONDS=1,AWS_LIMIT_MB=16
-		negative_guest
 	} &
 	wait $lane1 $!
 	reap test-a
