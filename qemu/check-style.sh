@@ -1,55 +1,110 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Kernel style checks on the C we own, as KTAP lines on stdout:
+# Kernel style checks on the C we own, as a KTAP document on stdout:
 # checkpatch --strict on module/, include/ and the smoke module, checkpatch
 # --strict on every patch in patches/, and sparse (make C=2) on the module.
-# Needs the extracted kernel tree (make kernel).  Exit status non-zero if any
-# check reports anything.
+# Needs the extracted kernel tree (make kernel) and the module build
+# (make module).  Exit status non-zero if any check reports anything or did
+# not run.
+#
+# A check passes only if its tool demonstrably ran: checkpatch must exit 0
+# or 1 and print its "total: ... lines checked" summary for every file it
+# was given; sparse must have been found and make must exit 0 after
+# printing a CHECK line for every module source.  A missing tool, a perl
+# error or a missing kernel tree is a failure ("did not run"), never an
+# empty, clean-looking findings log.  AWS_CHECKPATCH and AWS_SPARSE override
+# the tools (qemu/test-check-style.sh uses them to break each one).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# A calling make's -s would silence kbuild's CHECK lines counted below.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 VARIANT=${1:-default}
 OBJ=$AWS_BUILD/kernel-$VARIANT
-CP=$AWS_SRC/scripts/checkpatch.pl
-[ -f "$CP" ] || die "$CP missing (run: make kernel)"
+CP=${AWS_CHECKPATCH:-$AWS_SRC/scripts/checkpatch.pl}
+SPARSE=${AWS_SPARSE:-sparse}
+MODSRC=$AWS_BUILD/module-$VARIANT/module
 n=0 bad=0
-result() { # result NAME LOG
+# result NAME LOG WHY: WHY non-empty = the tool did not run; else the
+# findings are the ERROR/WARNING/CHECK (or sparse warning/error) lines of
+# LOG, and the ok line says how much was checked.
+result() {
+	local f
 	n=$((n + 1))
-	if [ -s "$2" ]; then
-		echo "not ok $n $1 # $(wc -l <"$2") lines of findings, see $2"
-		sed 's/^/# /' "$2" | head -n 20
+	if [ -n "$3" ]; then
+		echo "not ok $n $1 # did not run: $3 (log: $2)"
+		tail -n 5 "$2" 2>/dev/null | sed 's/^/# /'
+		bad=1
+		return
+	fi
+	f=$(grep -E '^[^ ]*(ERROR|WARNING|CHECK):|: (warning|error):' "$2")
+	if [ -n "$f" ]; then
+		echo "not ok $n $1 # $(wc -l <<<"$f") findings, see $2"
+		head -n 20 <<<"$f" | sed 's/^/# /'
 		bad=1
 	else
-		echo "ok $n $1"
+		echo "ok $n $1 # ran on $(grep -c '^total: .* lines checked\|^ *CHECK ' "$2") input(s), no findings"
+	fi
+}
+# checkpatch_ran LOG STATUS FILES: why checkpatch did not run, or nothing.
+checkpatch_ran() {
+	local sums
+	if [ ! -f "$CP" ]; then
+		echo "$CP missing (run: make kernel)"
+	elif [ "$2" != 0 ] && [ "$2" != 1 ]; then
+		echo "checkpatch exited with status $2"
+	elif sums=$(grep -c '^total: [0-9]* errors, [0-9]* warnings, .* lines checked' "$1"); [ "$sums" != "$3" ]; then
+		echo "checkpatch summarised $sums of $3 inputs"
 	fi
 }
 
 cd "$AWS_TOP" || exit 1
+mapfile -t PATCHES < <(ls patches/*.patch 2>/dev/null)
+echo "KTAP version 1"
+echo "1..$((${#PATCHES[@]} + 2))"
+
 log=$AWS_LOGS/checkpatch-sources.log
-perl "$CP" --no-tree --strict --terse --show-types -f module/*.[ch] include/*.h \
-	qemu/smoke-module/*.c 2>/dev/null | grep -E 'ERROR|WARNING|CHECK' >"$log"
-result checkpatch_strict_sources "$log"
+srcs=(module/*.[ch] include/*.h qemu/smoke-module/*.c)
+perl "$CP" --no-tree --strict --show-types -f "${srcs[@]}" >"$log" 2>&1
+result checkpatch_strict_sources "$log" "$(checkpatch_ran "$log" $? ${#srcs[@]})"
 
 # Patches by absolute path, from inside the kernel tree: given a path that
 # git ls-files knows (patches/... from the top of this checkout),
 # checkpatch.pl's git_is_single_file() makes it check the patch as a source
 # file, and every blank context line (" ") comes out as trailing whitespace.
-for p in patches/*.patch; do
+for p in "${PATCHES[@]}"; do
 	log=$AWS_LOGS/checkpatch-$(basename "$p" .patch).log
-	(cd "$AWS_SRC" && perl "$CP" --strict --terse "$AWS_TOP/$p" 2>/dev/null) |
-		grep -E 'ERROR|WARNING|CHECK' >"$log"
-	result "checkpatch_strict_$(basename "$p" .patch | cut -c1-40)" "$log"
+	if [ -d "$AWS_SRC" ]; then
+		(cd "$AWS_SRC" && perl "$CP" --strict --show-types "$AWS_TOP/$p") >"$log" 2>&1
+		why=$(checkpatch_ran "$log" $? 1)
+	else
+		echo "$AWS_SRC missing" >"$log"
+		why="kernel tree missing (run: make kernel)"
+	fi
+	result "checkpatch_strict_$(basename "$p" .patch | cut -c1-40)" "$log" "$why"
 done
 
 log=$AWS_LOGS/sparse-module.log
-if ! command -v sparse >/dev/null; then
-	echo "sparse missing (run: make deps)" >"$log"
-elif [ ! -d "$AWS_BUILD/module-$VARIANT/module" ]; then
-	echo "module not built (run: make module)" >"$log"
+nsrc=$(find "$AWS_TOP/module" -maxdepth 1 -name '*.c' | wc -l)	# our sources, not kbuild's *.mod.c
+: >"$log"
+if ! command -v "$SPARSE" >/dev/null; then
+	why="$SPARSE not found (run: make deps)"
+elif [ ! -f "$OBJ/Makefile" ]; then
+	why="kernel build $OBJ missing (run: make kernel)"
+elif [ ! -f "$MODSRC/Kbuild" ]; then
+	why="module not built in $MODSRC (run: make module)"
 else
-	make -C "$OBJ" M="$AWS_BUILD/module-$VARIANT/module" C=2 CHECK=sparse modules 2>&1 |
-		grep -E 'warning|error' >"$log"
+	# C=2: check every source, even those that need no rebuild.
+	make -C "$OBJ" M="$MODSRC" C=2 CHECK="$SPARSE" modules >"$log" 2>&1
+	st=$?
+	checked=$(grep -c '^ *CHECK ' "$log")
+	why=
+	if [ $st != 0 ]; then
+		why="make C=2 exited with status $st"
+	elif [ "$checked" -lt "$nsrc" ]; then
+		why="sparse checked $checked of $nsrc sources"
+	fi
 fi
-result sparse_module "$log"
+result sparse_module "$log" "$why"
 exit $bad

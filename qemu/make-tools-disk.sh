@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Pack what the guest runs -- qemu/guest/ scripts, the static workloads, the
-# modules -- into build/tools-<variant>.img (ext4 via mkfs.ext4 -d, ~1 s), so
-# that a change to any of them reaches the guest without touching the rootfs.
+# Pack what the guest runs -- qemu/guest/ scripts, the manifest, the static
+# workloads, the modules, the built kernel's version string -- into
+# build/tools-<variant>.img (ext4 via mkfs.ext4 -d, ~1 s), so that a change
+# to any of them reaches the guest without touching the rootfs.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -18,6 +19,15 @@ done
 rm -rf "$STAGE"
 mkdir -p "$STAGE/bin" "$STAGE/module"
 cp -a "$AWS_TOP/qemu/guest" "$STAGE/guest"
+# the suites' plan lines come from the manifest
+cp -a "$AWS_TOP/qemu/manifest" "$STAGE/manifest"
+# The bzImage's version string (its setup header points at it: a 16-bit
+# offset at 0x20e, from 0x200), which the harness suite compares with the
+# running kernel's uname.
+BZ=$AWS_BUILD/kernel-$VARIANT/arch/x86/boot/bzImage
+off=$(od -An -tu2 -j $((0x20e)) -N2 "$BZ" | tr -d ' ')
+dd if="$BZ" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n' | head -n 1 \
+	>"$STAGE/kernel-version"
 cp -a "$AWS_BUILD"/userspace/aws-* "$AWS_TOP/userspace/workloads/selftest.sh" "$STAGE/bin/"
 cp -a "$MOD/module/anon_workingset.ko" "$MOD/smoke/aws_smoke.ko" "$STAGE/module/"
 # Build beside the image and rename over it: a guest still running from the

@@ -9,9 +9,10 @@
 # and everything), ttyS1 = clean test channel (KTAP only, no printk).
 #
 # The host side enforces a watchdog timeout and scans the console for panics,
-# oopses, BUG/WARNING splats, hung tasks, soft lockups and sanitizer reports.
+# oopses, BUG/WARNING splats, hung tasks, RCU stalls, lockups, sanitizer
+# reports, bad swap entries and allocation failures (console_scan, qemu/lib.sh).
 # Exit status: 0 = guest finished and the console is clean (test verdicts are
-# in ktap.log, see qemu/ktap-summary.sh), 2 = kernel problem, 3 = timeout or
+# in ktap.log, counted by qemu/ktap-count.awk), 2 = kernel problem, 3 = timeout or
 # the guest died before finishing, 1 = usage/setup error.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +22,7 @@ usage() {
 	cat <<USAGE
 usage: $0 --plan PLAN [--mem 512M] [--cpus 2] [--swap 1G] [--timeout SECONDS]
           [--append 'kernel args'] [--variant default|debug] [--name RUN] [--interactive]
-plans: $(cd "$AWS_TOP/qemu/guest/plans" && ls | sed 's/\.sh$//' | tr '\n' ' ')
+plans: $(cd "$AWS_TOP/qemu/guest/plans" && for p in *.sh; do printf '%s ' "${p%.sh}"; done)
 USAGE
 	exit 1
 }
@@ -94,7 +95,7 @@ if [ $INTERACTIVE = 1 ]; then
 	exit 0
 fi
 
-echo "   guest: plan=$PLAN accel=$ACCEL_OPT mem=$MEM cpus=$CPUS swap=$SWAP timeout=${TIMEOUT}s log=${RUN#$AWS_TOP/}/console.log"
+echo "   guest: plan=$PLAN accel=$ACCEL_OPT mem=$MEM cpus=$CPUS swap=$SWAP timeout=${TIMEOUT}s log=${RUN#"$AWS_TOP"/}/console.log"
 rc=0
 timeout --kill-after=10 "$TIMEOUT" "${QEMU[@]}" \
 	-serial "file:$RUN/console.log" -serial "file:$RUN/ktap.log" || rc=$?
@@ -102,12 +103,11 @@ sed -i 's/\r$//' "$RUN/console.log" "$RUN/ktap.log"
 tar -C "$RUN/results" -xf "$RUN/results.img" 2>/dev/null || true
 rm -f "$RUN/swap.img"
 
-# Kernel problems, whatever the tests said.
-# (An OOM kill prints a call trace too; it is not a kernel problem by itself.)
-PATTERN='Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked for more than|detected stalls|soft lockup|hard LOCKUP|general protection fault|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|int3: '
-if grep -Eq "$PATTERN" "$RUN/console.log"; then
+# Kernel problems, whatever the tests said: the patterns shared by every
+# script (AWS_CONSOLE_PATTERNS in qemu/lib.sh).
+if hits=$(console_scan "$RUN/console.log"); then
 	echo "error: guest kernel reported a problem; console log: $RUN/console.log" >&2
-	grep -En "$PATTERN" "$RUN/console.log" | head -n 10 | sed 's/^/   /' >&2
+	head -n 10 <<<"$hits" | cut -d: -f2- | sed 's/^/   /' >&2
 	exit 2
 fi
 if [ $rc = 124 ] || [ $rc = 137 ]; then

@@ -3,11 +3,14 @@
 #
 # `make stress`: the long reliability campaign.  One guest runs the
 # reliability and stress suites at campaign size (200 load/unload cycles,
-# 5000 policy/ratio flips, 30 s of verifying load per policy and device),
-# a second guest boots with cgroup_disable=memory.  Prints the figures at
-# the end; fails if any test failed, any page failed verification or the
-# kernel reported anything.  STRESS_SCALE=short: 20 cycles, 200 flips, 4 s
-# loads (make test runs the same suites smaller still).
+# 10000 policy flips with a ratio change every 10, 30 s of verifying load
+# per policy and device), a second guest boots with cgroup_disable=memory.
+# The suites each guest runs, and their case counts, are the manifest's
+# (runs "stress" and "stress-nomemcg").  Prints the figures at the end;
+# fails if any test failed or is missing, any page failed verification or
+# the kernel reported anything (console_scan, qemu/lib.sh).
+# STRESS_SCALE=short: 20 cycles, 200 flips, 4 s loads (make test runs the
+# same suites smaller still).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -15,7 +18,7 @@ VARIANT=${1:-default}
 if [ "${STRESS_SCALE:-long}" = short ]; then
 	ENV=AWS_CYCLES=20,AWS_FLIPS=200,AWS_STRESS_SECONDS=4 TIMEOUT=1200
 else
-	ENV=AWS_CYCLES=200,AWS_FLIPS=5000,AWS_STRESS_SECONDS=30 TIMEOUT=5400
+	ENV=AWS_CYCLES=200,AWS_FLIPS=10000,AWS_STRESS_SECONDS=30 TIMEOUT=5400
 fi
 # the debug kernel (KASAN, lockdep, kmemleak) runs several times slower
 SLOW=1
@@ -27,28 +30,40 @@ rc_all=0
 R=stress
 [ "$VARIANT" = default ] || R=stress-$VARIANT
 
-stage "stress: reliability + stress suites ($ENV)"
+S1=$(manifest_suites stress) S2=$(manifest_suites stress-nomemcg)
+stage "stress: $S1 ($ENV)"
 bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$R" --variant "$VARIANT" --mem 512M \
-	--timeout "$TIMEOUT" --append "aws.args=reliability,stress aws.env=AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV" ||
-	rc_all=1
-stage_done
-stage "stress: boot with cgroup_disable=memory"
+	--timeout "$TIMEOUT" --append "aws.args=${S1// /,} aws.env=AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV"
+rc=$?
+[ $rc = 0 ] || rc_all=1
+stage_done "run-guest.sh exit status $rc"
+stage "stress: boot with cgroup_disable=memory: $S2"
 bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$R-nomemcg" --variant "$VARIANT" --mem 256M \
-	--timeout $((900 * SLOW)) --append "cgroup_disable=memory aws.args=nomemcg" || rc_all=1
-stage_done
+	--timeout $((900 * SLOW)) --append "cgroup_disable=memory aws.args=${S2// /,}"
+rc=$?
+[ $rc = 0 ] || rc_all=1
+stage_done "run-guest.sh exit status $rc"
 
 logs=("$AWS_BUILD/runs/$R/ktap.log" "$AWS_BUILD/runs/$R-nomemcg/ktap.log")
 cons=("$AWS_BUILD/runs/$R/console.log" "$AWS_BUILD/runs/$R-nomemcg/console.log")
-read -r p f s < <(cat "${logs[@]}" | awk -f "$AWS_TOP/qemu/ktap-count.awk")
+p=0 f=0 s=0
+for run in "$R:$S1" "$R-nomemcg:$S2"; do
+	# shellcheck disable=SC2086 # the suite list is words
+	out=$(guest_count "$AWS_BUILD/runs/${run%%:*}" ${run#*:})
+	read -r rp rf rs < <(tail -n 1 <<<"$out")
+	grep '^problem: ' <<<"$out" | sed "s/^problem: /   ${run%%:*}: /"
+	p=$((p + rp)) f=$((f + rf)) s=$((s + rs))
+done
 fig() { cat "${logs[@]}" | sed -n "s/.*# figure $1=\([0-9]*\).*/\1/p" | awk '{ t += $1 } END { print t + 0 }'; }
 res() { cat "${logs[@]}" | grep -o "RESULT .*" | tr ' ' '\n' | sed -n "s/^$1=//p" |
 	awk '$1 >= 0 { t += $1 } END { printf "%d\n", t }'; }
-reports=$(cat "${cons[@]}" | grep -Ec 'Kernel panic|Oops|BUG:|WARNING:|INFO: task .* blocked|detected stalls|soft lockup|general protection|KASAN|UBSAN|kmemleak: [0-9]+ new suspected|int3: ')
+reports=$(console_scan "${cons[@]}" | wc -l)
+console_scan "${cons[@]}" | head -n 5 | cut -d: -f1,3- | sed 's/^/   /'
 vfail=$(res verify_fail)
 cat <<FIG
 == stress figures ($((SECONDS - T0)) s, logs: build/runs/$R/, build/runs/$R-nomemcg/)
    load/unload cycles survived : $(fig load_unload_cycles)
-   policy/ratio flips          : $(fig policy_flips)
+   policy flips (module count) : $(fig policy_flips)
    MGLRU on/off under load     : $(fig mglru_toggles)
    bytes verified              : $(($(res pages_verified) * 4096))
    swap-ins exercised (pages)  : $(res pswpin)

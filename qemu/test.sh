@@ -3,24 +3,32 @@
 #
 # `make test`: build what is missing, run the userspace unit tests and the
 # style checks, boot the guest suites, check that the harness reports a
-# guest kernel crash as a failure, and end with the line "N passed, N failed".
+# guest kernel WARN, RCU stall and crash as failures, and end with the line
+# "N passed, N failed".
 #
 # The guest suites run in two lanes at once (one host core each, TCG is
-# single-threaded): lane 1 boots guest A (workloads, policies), then guest
-# C, booted with cgroup_disable=memory (harness, nomemcg); lane 2 boots
-# guest B (module, hostile, and reliability and stress at make-test size),
-# then the negative test, a guest that panics on purpose.  The harness
+# single-threaded): lane 1 boots guest A, then guest C, booted with
+# cgroup_disable=memory, then the negative guest, which fires a WARN_ON,
+# stalls RCU and panics on purpose; lane 2 boots guest B (the longest;
+# measured, A + C + negative is about as long).  Which suites
+# each guest runs, and how many cases each must emit, is qemu/manifest's
+# (test-a: workloads, policies; test-b: module, hostile, and reliability
+# and stress at make-test size; test-c: harness, nomemcg); a missing, short
+# or miscounted suite, or a guest that ran another list, fails.  The harness
 # suite's memory hog runs in C: under TCG the first episode of global memory
 # pressure in a boot costs about 10 s, and nomemcg needs one anyway.  The
 # style checks are skipped when nothing they read has changed since they
 # last passed.
 # AWS_SUITES="a b" runs just those suites in one guest instead (AWS_ENV=
-# "AWS_X=1,AWS_Y=2" passes settings to them).  VARIANT=debug allows 4x the
-# time.
+# "AWS_X=1,AWS_Y=2" passes settings to them; their counts still come from
+# the manifest).  VARIANT=debug allows 4x the time.
 #
-# Every result is a KTAP line somewhere: build/logs/unit.ktap (unit tests),
-# build/logs/host.ktap (host-side checks), build/runs/<run>/ktap.log (guest
-# suites).  Exit status is non-zero if anything failed.
+# Every result is a KTAP line somewhere: build/logs/unit.ktap (unit tests,
+# the simulator's and the workloads' self-tests, the tests of the console
+# scanner, of check-style.sh and of the result count), build/logs/host.ktap
+# (host-side checks), build/runs/<run>/ktap.log
+# (guest suites).  Every KTAP document must emit exactly the cases its plan
+# line announces.  Exit status is non-zero if anything failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -31,27 +39,34 @@ SLOW=1
 SUITE_ENV=AWS_SUITE_TIMEOUT=$((600 * SLOW))
 T0=$SECONDS
 HOST_KTAP=$AWS_LOGS/host.ktap
-: >"$HOST_KTAP"
-host_n=0
-host_result() { # host_result ok|not-ok NAME [why]
+host_n=0 HOST_LINES=()
+host_result() { # host_result ok|not-ok NAME [why]: one host-side case
 	host_n=$((host_n + 1))
-	if [ "$1" = ok ]; then echo "ok $host_n $2" >>"$HOST_KTAP"
-	else echo "not ok $host_n $2${3:+ # $3}" >>"$HOST_KTAP"; fi
+	if [ "$1" = ok ]; then HOST_LINES+=("ok $host_n $2${3:+ # $3}")
+	else HOST_LINES+=("not ok $host_n $2${3:+ # $3}"); fi
 }
 GUEST_RUNS=()
-# guest NAME MEM TIMEOUT APPEND: boot the test plan (in the foreground; the
-# lanes below run in the background); the exit status goes to run-NAME.rc.
+declare -A GUEST_SUITES=()
+# guest NAME MEM TIMEOUT KARGS ENV: boot the test plan (in the foreground;
+# the lanes below run in the background) with kernel arguments KARGS and
+# suite settings ENV ("AWS_X=1,AWS_Y=2"); the exit status goes to
+# run-NAME.rc.  The suites are the manifest's for NAME (or AWS_SUITES').
 guest() {
+	local suites
+	suites=$(guest_suites "$1")
 	bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$1" --mem "$2" --cpus 2 \
-		--variant "$VARIANT" --timeout $(($3 * SLOW)) --append "$4" \
+		--variant "$VARIANT" --timeout $(($3 * SLOW)) \
+		--append "$4 aws.args=${suites// /,} aws.env=$SUITE_ENV${5:+,$5}" \
 		>"$AWS_LOGS/run-$1.log" 2>&1
 	echo $? >"$AWS_LOGS/run-$1.rc"
 }
+guest_suites() { if [ "$1" = test ]; then echo "$AWS_SUITES"; else manifest_suites "$1"; fi; }
 # reap NAME: show a finished guest's host log, record whether its kernel
 # stayed clean.
 reap() {
 	local rc
 	GUEST_RUNS+=("$1")
+	GUEST_SUITES[$1]=$(guest_suites "$1")
 	rc=$(cat "$AWS_LOGS/run-$1.rc" 2>/dev/null || echo 3)
 	sed 's/^/   /' "$AWS_LOGS/run-$1.log"
 	case $rc in
@@ -60,24 +75,58 @@ reap() {
 	*) host_result not-ok "guest_${1}_clean" "timeout or early stop, see build/runs/$1/console.log" ;;
 	esac
 }
-# panic_guest: the negative test; a guest crashed on purpose must be
-# reported as crashed (run-guest.sh exit status 2).
-panic_guest() {
-	bash "$AWS_TOP/qemu/run-guest.sh" --plan panic --name panic --mem 256M --cpus 1 \
-		--variant "$VARIANT" --timeout $((120 * SLOW)) >"$AWS_LOGS/run-panic.log" 2>&1
-	echo $? >"$AWS_LOGS/run-panic.rc"
+# negative_guest: the harness's negative tests, one guest with three
+# sections (qemu/guest/plans/negative.sh): the smoke module fires a WARN_ON,
+# then stalls RCU, then the kernel is crashed.  The run must be reported as
+# a kernel problem (run-guest.sh exit status 2), and the shared console scan
+# must trip on each section on its own, with that section's own pattern.
+negative_guest() {
+	bash "$AWS_TOP/qemu/run-guest.sh" --plan negative --name negative --mem 256M --cpus 2 \
+		--variant "$VARIANT" --timeout $((150 * SLOW)) >"$AWS_LOGS/run-negative.log" 2>&1
+	echo $? >"$AWS_LOGS/run-negative.rc"
 }
-rm -f "$AWS_LOGS"/run-*.rc
+# negative_check NAME SECTION PATTERN: the console lines between the marker
+# of SECTION and the next marker must trip console_scan, on a line matching
+# PATTERN; the boot before the first marker must not trip it at all.
+negative_check() {
+	local name=$1 sec=$2 pat=$3 rc log=$AWS_BUILD/runs/negative/console.log hits
+	local part=$AWS_BUILD/runs/negative/section-$sec.log
+	rc=$(cat "$AWS_LOGS/run-negative.rc" 2>/dev/null || echo none)
+	awk -v s="$sec" '/aws-negative: section / { on = ($NF == s) } on' "$log" >"$part" 2>/dev/null
+	if [ "$rc" != 2 ]; then
+		host_result not-ok "$name" "run-guest.sh exit $rc, expected 2 (kernel problem)"
+	elif [ ! -s "$part" ]; then
+		host_result not-ok "$name" "no '$sec' section in $log"
+	elif hits=$(awk '/aws-negative: section / { exit } { print }' "$log" >"$part.boot" &&
+		console_scan "$part.boot"); then
+		host_result not-ok "$name" "the console tripped before the first section: $(head -n 1 <<<"$hits")"
+	elif ! hits=$(console_scan "$part"); then
+		host_result not-ok "$name" "the scan found nothing in the '$sec' section"
+	elif ! grep -Eq -- "$pat" <<<"$hits"; then
+		host_result not-ok "$name" "'$sec' section tripped the scan, but not on /$pat/: $(head -n 1 <<<"$hits")"
+	else
+		host_result ok "$name" "$(grep -Em1 -- "$pat" <<<"$hits" | cut -d: -f3- | cut -c1-70)"
+	fi
+}
+rm -f "$AWS_LOGS"/run-*.rc "$AWS_LOGS"/run-*.log
 
-stage "unit tests: policy core (userspace/tests), workload self-test (host)"
+stage "unit tests: policy core, simulator and workloads self-tests, console scanner, style checker, result count"
+# Six KTAP documents, each checked against its own plan line.
 make -s --no-print-directory -C "$AWS_TOP/userspace/tests" O="$AWS_BUILD/userspace-tests" \
 	>"$AWS_LOGS/unit.ktap" 2>&1
 unit_rc=$?
+make -s --no-print-directory -C "$AWS_TOP/userspace/sim" O="$AWS_BUILD/userspace" selftest \
+	>>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
 make -s --no-print-directory -C "$AWS_TOP/userspace/workloads" O="$AWS_BUILD/userspace" check \
 	>>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
-read -r up uf us < <(awk -f "$AWS_TOP/qemu/ktap-count.awk" "$AWS_LOGS/unit.ktap")
+bash "$AWS_TOP/qemu/test-console-scan.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
+bash "$AWS_TOP/qemu/test-check-style.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
+bash "$AWS_TOP/qemu/test-ktap-count.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
+unit_out=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=6 "$AWS_LOGS/unit.ktap")
+read -r up uf us < <(tail -n 1 <<<"$unit_out")
 [ $unit_rc = 0 ] || [ "$uf" != 0 ] || uf=1
 stage_done "$up passed, $uf failed"
+grep '^problem: ' <<<"$unit_out" | sed 's/^/   unit: /'
 [ "$uf" = 0 ] || grep '^not ok\|error' "$AWS_LOGS/unit.ktap" | head -n 10
 
 stage "build: kernel, rootfs, module, workloads, tools disk"
@@ -89,7 +138,7 @@ stage "style: checkpatch --strict and sparse on our kernel C"
 # Everything the checks read: our kernel C, the patches, the checker script,
 # the kernel build (checkpatch.pl, sparse's view of the headers) and sparse.
 style_key=$(cat "$AWS_TOP"/module/* "$AWS_TOP"/include/*.h "$AWS_TOP"/qemu/smoke-module/* \
-	"$AWS_TOP"/patches/* "$AWS_TOP/qemu/check-style.sh" \
+	"$AWS_TOP"/patches/* "$AWS_TOP/qemu/check-style.sh" "$AWS_TOP/qemu/lib.sh" \
 	"$AWS_BUILD/kernel-$VARIANT/.aws-built-key" 2>/dev/null | cat - <(sparse --version 2>&1) |
 	sha256sum | cut -c1-16)
 STYLE_KEY_FILE=$AWS_BUILD/style-$VARIANT.key
@@ -107,8 +156,9 @@ while read -r line; do
 	"not ok "*) host_result not-ok "${line#not ok [0-9]* }"; echo "   $line" ;;
 	esac
 done <"$AWS_LOGS/style.ktap"
-grep -q '^ok \|^not ok ' "$AWS_LOGS/style.ktap" ||
-	host_result not-ok style_checks_ran "qemu/check-style.sh printed no results"
+# check-style.sh's own KTAP document must add up to its plan.
+sprob=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=1 "$AWS_LOGS/style.ktap" | grep '^problem: ')
+[ -z "$sprob" ] || host_result not-ok style_checks_complete "${sprob//$'\n'/; }"
 stage_done "$style_note"
 
 # Probe KVM once here, not in each of the guests started at once below.
@@ -118,44 +168,55 @@ echo "   accelerator: $accel (build/accel caches the verdict)"
 
 if [ -n "${AWS_SUITES:-}" ]; then
 	stage "guest: $AWS_SUITES"
-	guest test 512M 1800 "aws.args=${AWS_SUITES// /,} aws.env=$SUITE_ENV${AWS_ENV:+,$AWS_ENV}"
+	guest test 512M 1800 "" "${AWS_ENV:-}"
 	reap test
 	stage_done
 else
-	stage "guests, two lanes: A (workloads policies) then C (cgroup_disable=memory:" \
-		"harness nomemcg); B (module hostile reliability stress) then a guest that must be reported as crashed"
+	stage "guests, two lanes: A ($(manifest_suites test-a)), C (cgroup_disable=memory:" \
+		"$(manifest_suites test-c)), then a guest that must be reported for a WARN, an RCU" \
+		"stall and a panic; B ($(manifest_suites test-b))"
 	{
-		guest test-a 256M 900 "aws.args=workloads,policies aws.env=$SUITE_ENV"
-		guest test-c 192M 600 "cgroup_disable=memory aws.args=harness,nomemcg aws.env=$SUITE_ENV"
+		guest test-a 256M 900 "" ""
+		guest test-c 192M 600 cgroup_disable=memory ""
+		negative_guest
 	} &
 	lane1=$!
 	{
-		guest test-b 512M 900 "aws.args=module,hostile,reliability,stress aws.env=$SUITE_ENV,AWS_CYCLES=20,AWS_FLIPS=200,AWS_STRESS_SECONDS=1,AWS_LIMIT_MB=16"
-		panic_guest
+		guest test-b 512M 900 "" AWS_CYCLES=20,AWS_FLIPS=200,AWS_STRESS_SECONDS=1,AWS_LIMIT_MB=16
 	} &
 	wait $lane1 $!
 	reap test-a
 	reap test-b
 	reap test-c
-	rc=$(cat "$AWS_LOGS/run-panic.rc" 2>/dev/null || echo none)
-	if [ "$rc" = 2 ] && grep -q 'Kernel panic' "$AWS_BUILD/runs/panic/console.log"; then
-		host_result ok harness_reports_guest_panic
-	else
-		host_result not-ok harness_reports_guest_panic "run-guest.sh exit $rc, expected 2"
-	fi
+	sed 's/^/   /' "$AWS_LOGS/run-negative.log"
+	negative_check harness_reports_guest_warn warn 'WARNING:.*aws_smoke'
+	negative_check harness_reports_rcu_stall stall 'self-detected stall'
+	negative_check harness_reports_guest_panic panic 'Kernel panic'
 	stage_done
 fi
 
 pass=$up failed=$uf skipped=$us
 for run in "${GUEST_RUNS[@]}"; do
-	read -r gp gf gs < <(awk -f "$AWS_TOP/qemu/ktap-count.awk" "$AWS_BUILD/runs/$run/ktap.log")
+	# shellcheck disable=SC2086 # the suite list is words
+	out=$(guest_count "$AWS_BUILD/runs/$run" ${GUEST_SUITES[$run]})
+	read -r gp gf gs < <(tail -n 1 <<<"$out")
 	echo "   $run: $gp passed, $gf failed, $gs skipped ($(grep -h '^    # [a-z]*: [0-9]* s$' \
 		"$AWS_BUILD/runs/$run/ktap.log" | sed 's/^    # //' | tr '\n' ' '))"
 	grep -E '^\s*not ok' "$AWS_BUILD/runs/$run/ktap.log" | sed 's/^ */     /'
+	grep '^problem: ' <<<"$out" | sed 's/^problem: /     count: /'
 	pass=$((pass + gp)) failed=$((failed + gf)) skipped=$((skipped + gs))
 done
-read -r hp hf hs < <(awk -f "$AWS_TOP/qemu/ktap-count.awk" "$HOST_KTAP")
+# Every guest run the manifest names must be one that test.sh or stress.sh
+# boots (a run added there but not here would silently never run).
+unknown=$(awk '$1 !~ /^#/ && NF == 3 { print $1 }' "$AWS_MANIFEST" | sort -u |
+	grep -vxE 'test-[abc]|stress|stress-nomemcg' | tr '\n' ' ')
+if [ -z "$unknown" ]; then host_result ok manifest_runs_are_booted
+else host_result not-ok manifest_runs_are_booted "no script boots: $unknown"; fi
+printf '%s\n' "KTAP version 1" "1..$host_n" "${HOST_LINES[@]}" >"$HOST_KTAP"
+hout=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=1 "$HOST_KTAP")
+read -r hp hf hs < <(tail -n 1 <<<"$hout")
 grep '^not ok' "$HOST_KTAP" | sed 's/^/   host: /'
+grep '^problem: ' <<<"$hout" | sed 's/^/   host: /'
 pass=$((pass + hp)) failed=$((failed + hf)) skipped=$((skipped + hs))
 echo "== make test: $((SECONDS - T0)) s; logs in build/logs/, guest consoles in build/runs/*/console.log"
 [ "$skipped" = 0 ] || echo "($skipped skipped)"

@@ -23,7 +23,8 @@ echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^aws\.$1=//p" | tail -n 1; }
 PLAN=$(arg plan)
-export AWS_PLAN=$PLAN AWS_ARGS=$(arg args | tr ',' ' ')
+AWS_ARGS=$(arg args | tr ',' ' ')
+export AWS_PLAN=$PLAN AWS_ARGS
 # aws.env=KEY=VALUE,KEY=VALUE: settings for the suites (e.g. AWS_CYCLES=200)
 for kv in $(arg env | tr ',' ' '); do
 	case $kv in AWS_[A-Z_]*=*) export "${kv?}" ;; esac
@@ -34,6 +35,9 @@ if ! mkswap -q /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then
 fi
 
 bash "$AWS_TOOLS/guest/plans/$PLAN.sh" 2>&1 | tee /dev/ttyS1
+# The host fails a test run whose plan script did not exit 0 (or never
+# reported how it exited).
+echo "# aws-guest: plan exit status ${PIPESTATUS[0]}" | tee /dev/ttyS1
 
 tar -C /tmp/results -cf /dev/vdd . 2>/dev/null
 sync

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Helpers for guest test suites: KTAP output (one subtest per case) and the
 # small pieces every suite needs (module load, vmstat, cgroups).  A suite is
 # a bash script in qemu/guest/tests/ that sources this file, calls ok/fail/
-# check/skip for each case and ends with 'ktap_end'.  qemu/guest/run-suites.sh
-# nests its output under a top-level KTAP line per suite.
+# check/expect/skip exactly once per case, whatever happens, and ends with
+# 'ktap_end'.  Its plan line "1..N" comes from the manifest (qemu/manifest,
+# on the tools disk); the host fails a suite whose cases do not add up to
+# it.  qemu/guest/run-suites.sh nests its output under a top-level KTAP line
+# per suite.
 
 AWS_TOOLS=${AWS_TOOLS:-/mnt/tools}
 AWS_MOD=$AWS_TOOLS/module/anon_workingset.ko
@@ -12,8 +16,16 @@ AWS_PARAMS=/sys/module/anon_workingset/parameters
 KTAP_N=0
 KTAP_FAILED=0
 
+KTAP_SUITE=$(basename "$0" .sh)
+KTAP_PLAN=$(awk -v s="$KTAP_SUITE" '$1 !~ /^#/ && NF == 3 && $2 == s { print $3; exit }' \
+	"$AWS_TOOLS/manifest" 2>/dev/null)
 echo "KTAP version 1"
-echo "# Subtest: $(basename "$0" .sh)"
+echo "# Subtest: $KTAP_SUITE"
+if [ -n "$KTAP_PLAN" ]; then
+	echo "1..$KTAP_PLAN"
+else
+	echo "# suite $KTAP_SUITE has no entry in the manifest: no plan"
+fi
 # AWS_TIMING=1 (aws.env=AWS_TIMING=1): a "# at N.N s" line after each case,
 # the suite's elapsed time, to see where a suite spends its time.
 ktap_time() { [ -z "${AWS_TIMING:-}" ] || echo "# at $SECONDS s"; }
@@ -36,13 +48,26 @@ check() {
 # expect NAME WHAT GOT OP WANT: numeric comparison case with the figures in the line.
 expect() {
 	local name=$1 what=$2 got=$3 op=$4 want=$5
-	if [ "$got" "$op" "$want" ] 2>/dev/null; then
+	if test "$got" "$op" "$want" 2>/dev/null; then
 		ok "$name # $what=$got ($op $want)"
 	else
 		fail "$name" "$what=$got, wanted $op $want"
 	fi
 }
-ktap_end() { echo "1..$KTAP_N"; [ "$KTAP_FAILED" = 0 ]; }
+# bail NAME WHY: a step that everything after it needs failed: fail NAME and
+# stop the suite (the host counts the cases it did not emit as failed).
+bail() {
+	fail "$@"
+	echo "# bail out: the remaining cases of $KTAP_SUITE were not run"
+	exit 1
+}
+ktap_end() {
+	if [ "$KTAP_N" != "${KTAP_PLAN:-none}" ]; then
+		echo "# $KTAP_SUITE emitted $KTAP_N cases, its plan says ${KTAP_PLAN:-nothing}"
+		return 1
+	fi
+	[ "$KTAP_FAILED" = 0 ]
+}
 
 vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
 meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }

@@ -3,9 +3,12 @@
 #
 # Run guest test suites as KTAP: each suite's cases become a nested subtest,
 # each suite one top-level result.  A suite that exceeds its time budget
-# (AWS_SUITE_TIMEOUT, default 600 s) is killed and fails.
+# (AWS_SUITE_TIMEOUT, default 600 s) is killed and fails.  Exit status 0
+# once every suite has run, whatever their verdicts (those are in the KTAP).
 # usage: run-suites.sh SUITE...   (names of scripts in qemu/guest/tests/)
 T=${AWS_TOOLS:-/mnt/tools}/guest/tests
+[ $# -gt 0 ] || { echo "# run-suites.sh: no suite given"; exit 2; }
+[ -d "$T" ] || { echo "# run-suites.sh: $T missing"; exit 2; }
 echo "KTAP version 1"
 echo "1..$#"
 i=0
@@ -21,3 +24,4 @@ for suite in "$@"; do
 	*) echo "not ok $i $suite # exit status $rc" ;;
 	esac
 done
+exit 0

@@ -106,8 +106,8 @@ cell protect 64M "$PPOLS" aws-protect --hot 32M --wave 64M --waves 3 --chunks 2
 # ebizzy-like zipf reads at 2x the memory limit, by 1 thread and by 8 (the
 # seed's two thread counts; 8 threads share the guest's 2 vCPUs).
 zipf_cell() { # zipf_cell THREADS ALPHA
-	cell zipf-t$1-a$2 $ZLIM "$ZPOLS" aws-zipf --size $((2 * ${ZLIM%M}))M \
-		--threads $1 --alpha $2 --seconds $ZSEC
+	cell "zipf-t$1-a$2" "$ZLIM" "$ZPOLS" aws-zipf --size $((2 * ${ZLIM%M}))M \
+		--threads "$1" --alpha "$2" --seconds "$ZSEC"
 }
 for a in $ZALPHAS; do zipf_cell 1 "$a"; done
 for a in $ZT8ALPHAS; do zipf_cell 8 "$a"; done
@@ -194,6 +194,7 @@ vm_read() {
 	_vm=()
 	cat /proc/vmstat >/tmp/vmstat
 	while read -r k v; do
+		# shellcheck disable=SC2004 # _vm names an associative array
 		[ -n "$k" ] && _vm[$k]=$v
 	done </tmp/vmstat
 }
@@ -322,6 +323,7 @@ for c in "${CELLS[@]}"; do
 	[ -n "${pols// /}" ] || continue
 	C_POLS[$c]=$pols
 	SEL+=("$c")
+	# shellcheck disable=SC2086 # the policies are words
 	set -- $pols
 	RUN_N=$((RUN_N + $# * REPS))
 	printf '%s\t%s\t%s\t%s\n' "$c" "${C_LIMIT[$c]}" "$pols" "${C_CMD[$c]}" >>$OUT/matrix.tsv

@@ -4,10 +4,13 @@
 # Reliability suite (short): while a verifying workload swaps hard in a
 # cgroup, unload and reload the module, flip policies and ratios, and turn
 # MGLRU on and off with the module loaded (hooks must go inert: the module's
-# counters stop).  Every workload run must verify all its pages, and the
-# host fails the run on any oops, WARN or hang in the console.
-#   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default 200) flips,
-#   AWS_LIMIT_MB (default 48) the load's cgroup limit L (the load is 2L).
+# counters stop); swapoff and swapon with shadows present.  Every workload
+# run must verify all its pages, every window must really have swapped in
+# (pswpin grew during it), and the host fails the run on any oops, WARN or
+# hang in the console.
+#   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default 200)
+#   policy flips (a ratio change every 10), AWS_LIMIT_MB (default 48) the
+#   load's cgroup limit L (the load is 2L).
 . "$AWS_TOOLS/guest/lib.sh"
 
 CYCLES=${AWS_CYCLES:-20}
@@ -34,23 +37,39 @@ load_start() {
 	done
 	diag "load_start: the load did not swap in within 20 s"
 }
-load_check() { # load_check NAME
+# load_check NAME: stop the load and judge it: exit 0 and verify_fail=0, or
+# (ALLOW_OOM=1) an OOM kill with no verification failure reported before it,
+# neither on stderr nor in a RESULT line.
+load_check() {
 	cg_stop load
 	wait "$LOAD_PID"
-	local rc=$? res
+	local rc=$? res vf
 	res=$(grep '^RESULT' /tmp/load.out)
-	diag "$res"
-	if [ $rc = 0 ] && [ "$(result_get "$res" verify_fail)" = 0 ]; then
+	vf=$(result_get "$res" verify_fail)
+	[ -n "$res" ] && diag "$res"
+	if [ $rc = 0 ] && [ "$vf" = 0 ]; then
 		ok "$1 # $(result_get "$res" pages_verified) pages verified, pswpin $(result_get "$res" pswpin)"
-	elif [ $rc = 137 ] && [ "${ALLOW_OOM:-0}" = 1 ] && ! grep -q VERIFY_FAIL /tmp/load.err; then
+	elif [ $rc = 137 ] && [ "${ALLOW_OOM:-0}" = 1 ] && ! grep -q VERIFY_FAIL /tmp/load.err &&
+		{ [ -z "$res" ] || [ "$vf" = 0 ]; }; then
 		ok "$1 # OOM-killed (allowed here), no verification failure before"
 	else
-		fail "$1" "workload exit $rc: $(head -c 300 /tmp/load.err)"
+		fail "$1" "workload exit $rc, verify_fail '$vf': $(grep -m1 VERIFY_FAIL /tmp/load.err ||
+			head -c 300 /tmp/load.err)"
+	fi
+}
+# window NAME FAILURES IN0: a window of operations under load passes if
+# none of them failed and the load swapped in during it (pswpin > IN0).
+window() {
+	local d=$(($(vmstat pswpin) - $3))
+	if [ "$2" = 0 ] && [ $d -gt 0 ]; then
+		ok "$1 # 0 failures, pswpin +$d during the window"
+	else
+		fail "$1" "$2 failures, pswpin +$d during the window"
 	fi
 }
 
 load_start 3600
-i=0 bad=0
+i=0 bad=0 in0=$(vmstat pswpin)
 while [ $i -lt "$CYCLES" ]; do
 	p=${POLICIES[$((i % 5))]}
 	insmod "$AWS_MOD" policy="$p" || bad=$((bad + 1))
@@ -58,26 +77,34 @@ while [ $i -lt "$CYCLES" ]; do
 	rmmod anon_workingset || bad=$((bad + 1))
 	i=$((i + 1))
 done
-expect load_unload_cycles failures "$bad" -eq 0
+window load_unload_cycles "$bad" "$in0"
 diag "figure load_unload_cycles=$((CYCLES - bad))"
 load_check verify_after_load_unload
 
-insmod "$AWS_MOD" || fail insmod
+# Every write changes the policy (steps of 1 to 4 through the five, so all
+# twenty ordered pairs occur), so the module must count exactly FLIPS
+# switches, each with its sweep.
+insmod "$AWS_MOD" policy=detect || bail insmod "insmod policy=detect failed"
 load_start 3600
-bad=0
+echo reset >/proc/anon_workingset
+bad=0 cur=3 in0=$(vmstat pswpin) t0=$SECONDS	# POLICIES[3] = detect
 for i in $(seq 1 "$FLIPS"); do
-	set_policy "${POLICIES[$((RANDOM % 5))]}" || bad=$((bad + 1))
+	cur=$(((cur + 1 + i % 4) % 5))
+	set_policy "${POLICIES[$cur]}" || bad=$((bad + 1))
 	if [ $((i % 10)) = 0 ]; then
 		echo $((RANDOM % 4 + 1)) >"$AWS_PARAMS/ratio" || bad=$((bad + 1))
 	fi
 done
 echo auto >"$AWS_PARAMS/ratio"
-expect policy_flips_under_load failures "$bad" -eq 0
-diag "figure policy_flips=$((FLIPS - bad))"
-expect switches_recorded switches "$(aws_stat switches)" -gt $((FLIPS / 2))
+window policy_flips_under_load "$bad" "$in0"
+sw=$(aws_stat switches)
+diag "figure policy_flips=$sw"
+diag "flips took $((SECONDS - t0)) s"
+expect switches_counted_exactly switches "$sw" -eq "$FLIPS"
 load_check verify_after_flips
 
-# MGLRU on with the module loaded: hooks inert, nothing moves in our counters.
+# MGLRU on with the module loaded: hooks inert, nothing moves in our counters
+# while the load swaps in and out.
 # 6.1's MGLRU can OOM-kill a task swapping hard in a small memcg (seen at
 # 96M in 48M and in 64M), so the load is gentler (2L in 5L/3) and an OOM
 # kill of it is allowed; what must not happen is an oops or a verification
@@ -90,10 +117,16 @@ expect mglru_enabled lru_gen "$(cat /sys/kernel/mm/lru_gen/enabled)" != 0x0000
 sleep 1
 expect hooks_inert_flag hooks_live "$(aws_stat hooks_live)" -eq 0
 c0=$(aws_stat placed_inactive) s0=$(aws_stat swapins) e0=$(aws_stat evictions)
+in0=$(vmstat pswpin) out0=$(vmstat pswpout)
 sleep 2
-expect hooks_inert_placements delta $(($(aws_stat placed_inactive) - c0)) -eq 0
-expect hooks_inert_swapins delta $(($(aws_stat swapins) - s0)) -eq 0
-expect hooks_inert_evictions delta $(($(aws_stat evictions) - e0)) -eq 0
+dc=$(($(aws_stat placed_inactive) - c0)) ds=$(($(aws_stat swapins) - s0))
+de=$(($(aws_stat evictions) - e0))
+din=$(($(vmstat pswpin) - in0)) dout=$(($(vmstat pswpout) - out0))
+if [ $din -gt 0 ] && [ $dout -gt 0 ] && [ $dc = 0 ] && [ $ds = 0 ] && [ $de = 0 ]; then
+	ok "hooks_inert_under_mglru # pswpin +$din pswpout +$dout, module counters unchanged"
+else
+	fail hooks_inert_under_mglru "pswpin +$din pswpout +$dout; placed_inactive +$dc swapins +$ds evictions +$de"
+fi
 set_policy baseline && set_policy detect
 echo n >/sys/kernel/mm/lru_gen/enabled
 expect mglru_disabled lru_gen "$(cat /sys/kernel/mm/lru_gen/enabled)" = 0x0000
@@ -101,22 +134,37 @@ sleep 1
 expect hooks_live_again hooks_live "$(aws_stat hooks_live)" -eq 1
 ALLOW_OOM=1 load_check verify_across_mglru_toggle
 s1=$(aws_stat swapins)
-cg_run again ${L}M aws-randw --size ${L2}M --threads 1 --writes "$WRITES" >/dev/null 2>&1
-expect hooks_count_again swapins "$(aws_stat swapins)" -gt "$s1"
-rmmod anon_workingset
-ok rmmod_after_mglru
+res=$(cg_run again "${L}M" aws-randw --size ${L2}M --threads 1 --writes "$WRITES" 2>/dev/null |
+	grep '^RESULT')
+ds=$(($(aws_stat swapins) - s1))
+if [ $ds -gt 0 ] && [ "$(result_get "$res" verify_fail)" = 0 ]; then
+	ok "hooks_count_again # swapins +$ds, verify_fail 0"
+else
+	fail hooks_count_again "swapins +$ds, RESULT: ${res:-none}"
+fi
+check rmmod_after_mglru rmmod anon_workingset
 
-# swapoff/swapon with shadows present, then unload.
-insmod "$AWS_MOD" policy=detect
-cg_run load ${L}M aws-randw --size ${L2}M --threads 1 --writes "$WRITES" >/dev/null 2>&1 &
-sleep 4
+# swapoff/swapon with shadows present, then unload.  A timed load that is
+# still running at the swapoff, has swapped in (pswpin grew) and whose
+# evictions stored shadows (module counter) before it.
+insmod "$AWS_MOD" policy=detect || bail insmod_detect "insmod policy=detect failed"
+load_start 3600
+in0=$(vmstat pswpin)
+sleep 1
+din=$(($(vmstat pswpin) - in0)) ev=$(aws_stat evictions)
 # Lift the limit first: swapoff brings every page back, charged to its cgroup.
-echo max >/sys/fs/cgroup/load/memory.max
-check swapoff_with_shadows swapoff /dev/vdc
+if ! echo max >/sys/fs/cgroup/load/memory.max || ! kill -0 "$LOAD_PID" ||
+	[ $din -le 0 ] || [ "$ev" -le 0 ]; then
+	fail swapoff_with_shadows "load not running or not swapping: pswpin +$din, evictions $ev"
+	swapoff /dev/vdc
+elif swapoff /dev/vdc; then
+	ok "swapoff_with_shadows # under load, evictions $ev, pswpin +$din in the second before"
+else
+	fail swapoff_with_shadows "swapoff failed"
+fi
 check swapon_again swapon /dev/vdc
-wait
-rmmod anon_workingset
-ok rmmod_after_swapoff
+load_check verify_across_swapoff
+check rmmod_after_swapoff rmmod anon_workingset
 
 # Debug kernel only: nothing the module allocated may leak after unload.
 if [ -w /sys/kernel/debug/kmemleak ]; then
