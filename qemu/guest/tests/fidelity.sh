@@ -143,6 +143,7 @@ if [ $zram = 1 ]; then
 	diag "zram: swapins $si, marked $mk"
 	# 7. Large folios (THP swap-out needs a non-rotational device).
 	thp=/sys/kernel/mm/transparent_hugepage/enabled
+	old_thp=$(sed 's/.*\[\(.*\)\].*/\1/' "$thp")
 	echo always >"$thp"
 	for p in detect upstream; do
 		set_policy "$p"
@@ -153,7 +154,7 @@ if [ $zram = 1 ]; then
 		eval "thp_$p=$(($(vmstat thp_swpout) - t0))"
 		eval "ns_$p=$(aws_stat evictions_noshadow)"
 	done
-	echo never >"$thp"
+	echo "$old_thp" >"$thp"
 	diag "thp_swpout detect $thp_detect upstream $thp_upstream;" \
 		"noshadow detect $ns_detect upstream $ns_upstream"
 	swapon /dev/vdc && swapoff /dev/zram0 && echo 1 >/sys/block/zram0/reset

@@ -11,9 +11,6 @@
 #  - The clocks: anon evictions age the shared clock under baseline (5.8)
 #    and upstream (6.1), the private anon clock under detect (the seed), no
 #    clock under protect.
-#  - Both rules at once: an anon loop beside a file read all the time.
-#    Under 6.1's rules the file stays and the loop refaults; under the
-#    seed's the file is reclaimed and the loop stays resident.
 # Thresholds: each compares a count that the rule makes large with one it
 # keeps near zero; the measured gaps are orders of magnitude (diag lines).
 . "$AWS_TOOLS/guest/lib.sh"
@@ -29,6 +26,17 @@ cg_empty() {
 	for i in $(seq 1 50); do rmdir "$CG/$1" 2>/dev/null && return; sleep 0.1; done
 	diag "cgroup $1 did not empty"
 }
+# wait_stat NAME KEY MB: until cgroup NAME's memory.stat KEY reaches MB
+# (at most 30 s), so that a run starts from the state it assumes, however
+# slow the guest is.
+wait_stat() {
+	local i
+	for i in $(seq 1 150); do
+		[ "$(($(memstat "$1" "$2") >> 20))" -ge "$3" ] && return
+		sleep 0.2
+	done
+	diag "cgroup $1: $2 did not reach ${3}M"
+}
 # Page cache charged to a removed cgroup stays resident and would turn the
 # next run's refaults into cache hits: every run starts with none cached.
 uncache() { sync; echo 1 >/proc/sys/vm/drop_caches; }
@@ -36,7 +44,7 @@ dd if=/dev/zero of=$FILE bs=1M count=32 status=none && sync
 echo 1 >/proc/sys/vm/drop_caches
 
 # file_loop POLICY: a 20M resident anon set (aws-zipf reads it all the
-# time) and 3 passes over a 32M file in a 48M cgroup; sets F_act, F_ref,
+# time) and 2 passes over a 32M file in a 48M cgroup; sets F_act, F_ref,
 # the file activations and refaults of the run.
 file_loop() {
 	local cg=$CG/floop pid
@@ -46,8 +54,8 @@ file_loop() {
 	(echo $BASHPID >$cg/cgroup.procs && exec aws-zipf --size 20M --seconds 600 --alpha 0.1) \
 		>/dev/null 2>&1 &
 	pid=$!
-	sleep 2
-	(echo $BASHPID >$cg/cgroup.procs && for _ in 1 2 3; do cat $FILE >/dev/null; done)
+	wait_stat floop anon 20
+	(echo $BASHPID >$cg/cgroup.procs && for _ in 1 2; do cat $FILE >/dev/null; done)
 	F_act=$(memstat floop workingset_activate_file) F_ref=$(memstat floop workingset_refault_file)
 	cg_stop floop
 	wait $pid
@@ -62,7 +70,7 @@ for p in stock upstream baseline protect detect; do
 	eval "act_$p=$F_act ref_$p=$F_ref"
 done
 for p in stock upstream baseline protect detect; do
-	eval "expect file_refaults_seen_$p workingset_refault_file \$ref_$p -gt 2048"
+	eval "expect file_refaults_seen_$p workingset_refault_file \$ref_$p -gt 1024"
 done
 # 6.1 and 5.8: most refaults of the loop activate.
 for p in stock upstream baseline; do
@@ -98,36 +106,6 @@ expect detect_shared_clock_file_only clock "$C_shared" -lt $((C_out / 10))
 clock_run protect
 expect protect_anon_evictions_age_no_clock clock "$((C_shared + C_anon))" -lt $((C_out / 10))
 
-# Both rules at once: a 56M anon loop (2 passes) beside a 24M file that is
-# read all the time, in 64M.  6.1 (upstream) activates the file's refaults
-# (active file + anon), so the file stays and the anon loop refaults; the
-# seed (detect) never activates them, reclaim takes the file, and the anon
-# loop stays resident.
-anon_loop() { # anon_loop POLICY: sets A_ref
-	local cg=$CG/aloop pid
-	set_policy "$1"
-	uncache
-	mkdir -p $cg && echo 64M >$cg/memory.max
-	(echo $BASHPID >$cg/cgroup.procs &&
-		while :; do head -c 24M $FILE >/dev/null; sleep 0.1; done) &
-	pid=$!
-	sleep 2
-	(echo $BASHPID >$cg/cgroup.procs && exec aws-thrash --cold 1M --hot1 56M \
-		--hot1-passes 2 --hot2 1M --cold-slice 1M --rounds 1) >/dev/null 2>&1
-	A_ref=$(memstat aloop workingset_refault_anon)
-	diag "$1: anon refaults $A_ref, activations $(memstat aloop workingset_activate_anon)"
-	cg_empty aloop
-	wait $pid 2>/dev/null
-}
-anon_loop upstream
-u_ref=$A_ref
-anon_loop detect
-d_ref=$A_ref
-# Measured with 4 passes: upstream 51,403 and 56,649 refaults, detect 18
-# and 762.  How many of upstream's refaults activate varies between runs
-# (30,600, 293), so only the refault counts are compared.
-expect loop_refaults_under_6_1_rules workingset_refault_anon "$u_ref" -gt 8192
-expect loop_resident_under_seed_rules workingset_refault_anon "$d_ref" -lt $((u_ref / 10))
 rmmod anon_workingset
 rm -f $FILE
 ktap_end

@@ -118,11 +118,17 @@ sleep 1
 expect hooks_inert_flag hooks_live "$(aws_stat hooks_live)" -eq 0
 c0=$(aws_stat placed_inactive) s0=$(aws_stat swapins) e0=$(aws_stat evictions)
 in0=$(vmstat pswpin) out0=$(vmstat pswpout)
-sleep 2
+# The background load may already be OOM-killed (allowed above), so the
+# window brings its own swapping: a short foreground run, 3L written in 2L
+# (an OOM kill of it is allowed too; it swaps before one).
+cg_run mglru $((2 * L))M aws-randw --size $((3 * L))M --threads 1 \
+	--writes "$(randw_writes $((3 * L)))" --verify-writes >/tmp/mglru.out 2>/tmp/mglru.err
+grep -q VERIFY_FAIL /tmp/mglru.err && diag "VERIFY_FAIL under MGLRU: $(head -c 200 /tmp/mglru.err)"
 dc=$(($(aws_stat placed_inactive) - c0)) ds=$(($(aws_stat swapins) - s0))
 de=$(($(aws_stat evictions) - e0))
 din=$(($(vmstat pswpin) - in0)) dout=$(($(vmstat pswpout) - out0))
-if [ $din -gt 0 ] && [ $dout -gt 0 ] && [ $dc = 0 ] && [ $ds = 0 ] && [ $de = 0 ]; then
+if [ $din -gt 0 ] && [ $dout -gt 0 ] && [ $dc = 0 ] && [ $ds = 0 ] && [ $de = 0 ] &&
+	! grep -q VERIFY_FAIL /tmp/mglru.err; then
 	ok "hooks_inert_under_mglru # pswpin +$din pswpout +$dout, module counters unchanged"
 else
 	fail hooks_inert_under_mglru "pswpin +$din pswpout +$dout; placed_inactive +$dc swapins +$ds evictions +$de"
