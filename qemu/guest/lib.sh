@@ -72,6 +72,8 @@ ktap_end() {
 vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
 meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 aws_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/anon_workingset; }
+# cg_stat NAME KEY: exact value of KEY in cgroup NAME's memory.stat (flushed on read)
+cg_stat() { awk -v k="$2" '$1 == k { print $2 }' "/sys/fs/cgroup/$1/memory.stat"; }
 
 mod_load() { lsmod | grep -q '^anon_workingset ' || insmod "$AWS_MOD" "$@"; }
 mod_unload() { ! lsmod | grep -q '^anon_workingset ' || rmmod anon_workingset; }

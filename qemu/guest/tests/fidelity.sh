@@ -26,8 +26,6 @@ PAGES=$((FILE_MB * 256))
 mkdir -p "$SHM" && mount -t tmpfs -o size=512m aws-shm "$SHM"
 echo +memory >$CG/cgroup.subtree_control
 
-# memstat CGROUP KEY: exact value from the cgroup's memory.stat
-memstat() { awk -v k="$2" '$1 == k { print $2 }' "$CG/$1/memory.stat"; }
 # shm_write NAME: write a FILE_MB file in cgroup NAME limited to LIMIT, so
 # that most of it goes to swap; the cgroup stays (limit lifted) so that its
 # memory.stat keeps counting the file's refaults.
@@ -40,9 +38,9 @@ shm_write() {
 # shm_readback NAME: read the file back; prints "refaults swapins" of it.
 shm_readback() {
 	local r0 in0
-	r0=$(memstat "$1" workingset_refault_anon) in0=$(vmstat pswpin)
+	r0=$(cg_stat "$1" workingset_refault_anon) in0=$(vmstat pswpin)
 	cat "$SHM/$1" >/dev/null
-	echo "$(($(memstat "$1" workingset_refault_anon) - r0)) $(($(vmstat pswpin) - in0))"
+	echo "$(($(cg_stat "$1" workingset_refault_anon) - r0)) $(($(vmstat pswpin) - in0))"
 }
 shm_drop() { rm -f "$SHM/$1"; rmdir "$CG/$1"; }
 # swapped NAME: pages of the file in swap, from its cgroup's swap usage.

@@ -18,21 +18,19 @@
 CG=/sys/fs/cgroup
 FILE=/var/tmp/aws-filerule
 echo +memory >$CG/cgroup.subtree_control
-memstat() { awk -v k="$2" '$1 == k { print $2 }' "$CG/$1/memory.stat"; }
 # cg_empty NAME: kill what still runs in cgroup NAME and remove it.
 cg_empty() {
-	local i
-	kill $(cat "$CG/$1/cgroup.procs") 2>/dev/null
-	for i in $(seq 1 50); do rmdir "$CG/$1" 2>/dev/null && return; sleep 0.1; done
+	local pid
+	while read -r pid; do kill "$pid" 2>/dev/null; done <"$CG/$1/cgroup.procs"
+	for _ in $(seq 1 50); do rmdir "$CG/$1" 2>/dev/null && return; sleep 0.1; done
 	diag "cgroup $1 did not empty"
 }
 # wait_stat NAME KEY MB: until cgroup NAME's memory.stat KEY reaches MB
 # (at most 30 s), so that a run starts from the state it assumes, however
 # slow the guest is.
 wait_stat() {
-	local i
-	for i in $(seq 1 150); do
-		[ "$(($(memstat "$1" "$2") >> 20))" -ge "$3" ] && return
+	for _ in $(seq 1 150); do
+		[ "$(($(cg_stat "$1" "$2") >> 20))" -ge "$3" ] && return
 		sleep 0.2
 	done
 	diag "cgroup $1: $2 did not reach ${3}M"
@@ -56,7 +54,7 @@ file_loop() {
 	pid=$!
 	wait_stat floop anon 20
 	(echo $BASHPID >$cg/cgroup.procs && for _ in 1 2; do cat $FILE >/dev/null; done)
-	F_act=$(memstat floop workingset_activate_file) F_ref=$(memstat floop workingset_refault_file)
+	F_act=$(cg_stat floop workingset_activate_file) F_ref=$(cg_stat floop workingset_refault_file)
 	cg_stop floop
 	wait $pid
 	cg_empty floop

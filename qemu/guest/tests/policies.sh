@@ -26,8 +26,7 @@
 # and workingset_activate_anon (929-1553) vary more than any policy gap on
 # this run, so they are only reported; detect and upstream differ from
 # stock by less than that, and filerule.sh tells them apart.
-TOL_pswpin=172 TOL_workingset_refault_anon=178
-ALIKE_KEYS="pswpin workingset_refault_anon"
+declare -A TOL=([pswpin]=172 [workingset_refault_anon]=178)
 LIMIT=35M
 # Seed proportions scaled to a 35M cgroup, with the hot sets resized so
 # that protect thrashes hot-2 on 6.1 (make run's thrash-detect cell at half
@@ -35,51 +34,54 @@ LIMIT=35M
 THRASH=(aws-thrash --cold 64M --hot1 20M --cold-slice 24M --hot2 6M --rounds 6)
 KEYS="pswpin pswpout workingset_refault_anon workingset_activate_anon"
 
-# thrash_run LABEL: run THRASH in a cgroup; sets R_<key> deltas and R_res.
+# thrash_run LABEL: run THRASH in a cgroup; sets R[key] (vmstat deltas)
+# and R_res (its RESULT line).
+declare -A R N
 thrash_run() {
-	local k before=()
-	for k in $KEYS; do before+=("$(vmstat "$k")"); done
+	local k
+	declare -A before
+	for k in $KEYS; do before[$k]=$(vmstat "$k"); done
 	[ -e /proc/anon_workingset ] && echo reset >/proc/anon_workingset
 	R_res=$(cg_run thrash "$LIMIT" "${THRASH[@]}" 2>/dev/null | grep '^RESULT')
-	local i=0
-	for k in $KEYS; do
-		eval "R_$k=$(($(vmstat "$k") - before[i]))"
-		i=$((i + 1))
-	done
-	diag "$1: pswpin $R_pswpin pswpout $R_pswpout refault $R_workingset_refault_anon" \
-		"activate $R_workingset_activate_anon hot2_majfaults $(result_get "$R_res" hot2_majfaults)"
+	for k in $KEYS; do R[$k]=$(($(vmstat "$k") - before[$k])); done
+	diag "$1: pswpin ${R[pswpin]} pswpout ${R[pswpout]} refault ${R[workingset_refault_anon]}" \
+		"activate ${R[workingset_activate_anon]} hot2_majfaults $(result_get "$R_res" hot2_majfaults)"
 	expect "verified_$1" verify_fail "$(result_get "$R_res" verify_fail)" -eq 0
 }
-# close NAME KEY A B: |A-B| <= TOL_KEY
-close() {
-	local tol d
-	tol=$(eval echo "\$TOL_$2")
-	d=$(($3 > $4 ? $3 - $4 : $4 - $3))
-	if [ $d -le "$tol" ]; then
-		ok "$1 # $3 vs $4 (tolerance $tol)"
-	else
-		fail "$1" "$3 vs $4 differ by $d, more than $tol"
-	fi
+# alike LABEL: R is like N (the run without the module) within TOL, per key.
+alike() {
+	local k d
+	for k in "${!TOL[@]}"; do
+		d=$((R[$k] > N[$k] ? R[$k] - N[$k] : N[$k] - R[$k]))
+		if [ $d -le "${TOL[$k]}" ]; then
+			ok "${1}_like_nomod_$k # ${N[$k]} vs ${R[$k]} (tolerance ${TOL[$k]})"
+		else
+			fail "${1}_like_nomod_$k" "${N[$k]} vs ${R[$k]} differ by $d, more than ${TOL[$k]}"
+		fi
+	done
 }
 
 mod_unload
 insmod "$AWS_MOD" policy=protect
 thrash_run protect
-P_pswpin=$R_pswpin P_hot2=$(result_get "$R_res" hot2_majfaults)
+P_pswpin=${R[pswpin]} P_hot2=$(result_get "$R_res" hot2_majfaults)
 # The module's counters are exact; /proc/vmstat folds per-CPU deltas of the
 # previous run up to a second late, so it only has to stay near zero.
 expect protect_no_shadows evictions "$(aws_stat evictions)" -eq 0
 expect protect_no_refaults refaults "$(aws_stat refaults)" -eq 0
 expect protect_no_activations activations "$(aws_stat activations)" -eq 0
-expect protect_vmstat_refaults_near_zero workingset_refault_anon "$R_workingset_refault_anon" -lt 256
-expect protect_vmstat_activations_near_zero workingset_activate_anon "$R_workingset_activate_anon" -lt 256
+expect protect_vmstat_refaults_near_zero workingset_refault_anon "${R[workingset_refault_anon]}" -lt 256
+expect protect_vmstat_activations_near_zero workingset_activate_anon "${R[workingset_activate_anon]}" -lt 256
 
 set_policy detect
 thrash_run detect
-D_pswpin=$R_pswpin D_hot2=$(result_get "$R_res" hot2_majfaults)
-expect detect_shadows evictions "$(aws_stat evictions)" -gt 0
-expect detect_refaults workingset_refault_anon "$R_workingset_refault_anon" -gt 0
-expect detect_activations workingset_activate_anon "$R_workingset_activate_anon" -gt 0
+D_pswpin=${R[pswpin]} D_hot2=$(result_get "$R_res" hot2_majfaults)
+# Every eviction leaves a shadow (clean swap-cache pages are evicted
+# without a write, so there are more evictions than pswpout), and nearly
+# every swap-in finds one (measured: 38,406 refaults of 38,410 swap-ins).
+expect detect_shadows evictions "$(aws_stat evictions)" -ge "${R[pswpout]}"
+expect detect_refaults refaults "$(aws_stat refaults)" -ge $((D_pswpin * 9 / 10))
+expect detect_activations workingset_activate_anon "${R[workingset_activate_anon]}" -gt 0
 hist=$(awk '$1 ~ /^refault_dist_log2_/ { t += $2 } END { print t + 0 }' /proc/anon_workingset)
 expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
 	$(($(aws_stat refaults) - $(aws_stat refaults_stale)))
@@ -95,38 +97,37 @@ expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $((P_hot2 / 2))
 # gap is wider than that.
 rmmod anon_workingset
 thrash_run nomod
-for k in $KEYS; do eval "N_$k=\$R_$k"; done
+for k in $KEYS; do N[$k]=${R[$k]}; done
 insmod "$AWS_MOD" policy=stock
 thrash_run stock
-for k in $ALIKE_KEYS; do eval "close stock_like_nomod_$k $k \$N_$k \$R_$k"; done
+alike stock
 expect stock_hooks_decline evictions "$(aws_stat evictions)" -eq 0
 set_policy upstream
 thrash_run upstream
-for k in $ALIKE_KEYS; do eval "close upstream_like_nomod_$k $k \$N_$k \$R_$k"; done
-expect upstream_refaults refaults "$(aws_stat refaults)" -gt 0
+alike upstream
+expect upstream_refaults refaults "$(aws_stat refaults)" -ge $((R[pswpin] * 9 / 10))
 expect upstream_activations activations "$(aws_stat activations)" -gt 0
-expect upstream_vmstat_activate workingset_activate_anon "$R_workingset_activate_anon" -gt 0
 
 set_policy baseline
 thrash_run baseline
 expect baseline_no_shadows evictions "$(aws_stat evictions)" -eq 0
 expect baseline_evicts_without_shadow evictions_noshadow "$(aws_stat evictions_noshadow)" -gt 0
 expect baseline_no_refaults refaults "$(aws_stat refaults)" -eq 0
-expect baseline_vmstat_refaults_near_zero workingset_refault_anon "$R_workingset_refault_anon" -lt 256
+expect baseline_vmstat_refaults_near_zero workingset_refault_anon "${R[workingset_refault_anon]}" -lt 256
 expect baseline_swapin_activations swapin_activations "$(aws_stat swapin_activations)" -gt 0
 
 # Placement of fresh anon memory, no memory pressure: 64M filled and held
 # by aws-zipf (it fills its region, then only reads it) in its own cgroup,
 # whose memory.stat counts exactly its pages.
 placement() { # placement POLICY -> prints "active_kb inactive_kb"
-	local cg=/sys/fs/cgroup/placement pid st i
+	local cg=/sys/fs/cgroup/placement pid st
 	set_policy "$1"
 	echo reset >/proc/anon_workingset
 	mkdir -p "$cg"
 	(echo $BASHPID >"$cg/cgroup.procs" && exec aws-zipf --size 64M --seconds 60) \
 		>/dev/null 2>&1 &
 	pid=$!
-	for i in $(seq 1 100); do	# until its 64M are filled
+	for _ in $(seq 1 100); do	# until its 64M are filled
 		[ "$(awk '$1 == "anon" { print int($2 / 1048576) }' "$cg/memory.stat")" -ge 64 ] &&
 			break
 		sleep 0.2
