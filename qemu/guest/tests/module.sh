@@ -34,13 +34,15 @@ expect eviction_bits bits "$(aws_stat eviction_bits)" -eq 36
 expect hooks_live live "$(aws_stat hooks_live)" -eq 1
 
 for p in stock baseline protect upstream detect; do
-	set_policy "$p" && expect "policy_set_$p" policy "$(get_policy)" = "$p"
-	expect "policy_in_proc_$p" policy "$(aws_stat policy)" = "$p"
+	set_policy "$p"
+	# the parameter and /proc read the same variable: one case for both
+	expect "policy_set_$p" "parameter/proc" "$(get_policy)/$(aws_stat policy)" = "$p/$p"
 done
 expect switches_counted switches "$(aws_stat switches)" -eq 5
 expect sweep_per_switch sweeps "$(aws_stat sweeps)" -eq 6
 for r in 1 3 1024 auto; do
-	echo "$r" >"$AWS_PARAMS/ratio" && expect "ratio_set_$r" ratio "$(cat $AWS_PARAMS/ratio)" = "$r"
+	echo "$r" >"$AWS_PARAMS/ratio"
+	expect "ratio_set_$r" ratio "$(cat $AWS_PARAMS/ratio)" = "$r"
 done
 
 # Some placements to count, then a reset.
