@@ -57,7 +57,7 @@ extract_source() {
 # does not reverse cleanly (then the caller re-extracts).
 unapply_series() {
 	local applied p
-	mapfile -t applied < <(ls "$AWS_SRC_PARENT/applied"/*.patch 2>/dev/null | sort -r)
+	mapfile -t applied < <(find "$AWS_SRC_PARENT/applied" -maxdepth 1 -name '*.patch' | sort -r)
 	for p in "${applied[@]}"; do
 		patch -d "$AWS_SRC" -p1 -R -s --dry-run <"$p" >/dev/null 2>&1 || return 1
 		patch -d "$AWS_SRC" -p1 -R -s <"$p" >/dev/null || return 1

@@ -31,4 +31,4 @@ for m in module smoke; do
 		die "module build has warnings, see $AWS_LOGS/module-$m-$VARIANT.log"
 	fi
 done
-stage_done
+stage_done ""

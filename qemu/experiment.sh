@@ -58,8 +58,7 @@ done
 SNAP=$AWS_BUILD/experiment-snapshot
 KIMG=kernel-$VARIANT/arch/x86/boot/bzImage
 snapshot() {
-	local i
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		rm -rf "$SNAP"
 		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/qemu/guest/plans"
 		cp "$AWS_TOP"/qemu/{run-guest.sh,lib.sh,probe-accel.sh} "$SNAP/qemu/" &&
@@ -118,8 +117,8 @@ boot() {
 		0) why="the guest wrote no runs.tsv" ;;
 		*) why="run-guest.sh failed (exit status $BOOT_RC)" ;;
 		esac
-		echo "error: make run: $why; console log: ${run#$AWS_TOP/}/console.log," \
-			"partial data in ${run#$AWS_TOP/}/results/" >&2
+		echo "error: make run: $why; console log: ${run#"$AWS_TOP"/}/console.log," \
+			"partial data in ${run#"$AWS_TOP"/}/results/" >&2
 		exit 1
 	fi
 }
@@ -142,7 +141,7 @@ wait $GPID
 grc=$?
 sed 's/^/   /' "$GLOG"
 [ $grc = 0 ] || exit 1
-stage_done
+stage_done ""
 
 stage "results: results/$TS"
 OUT=$AWS_TOP/results/$TS
@@ -163,25 +162,26 @@ git_dirty=$(git -C "$AWS_TOP" status --porcelain --untracked-files=no 2>/dev/nul
 export M_COMMAND="make run PLAN=$PLAN${EXTRA:+ AWS_RUN_ARGS=$EXTRA}"
 export M_SCRIPT="bash qemu/experiment.sh $PLAN"
 export M_PLAN=$PLAN M_ARGS=$ARGS M_DATE=$START_UTC M_TS=$TS
-export M_GUEST_UNAME=$(gi uname_r) M_GUEST_UNAME_V=$(gi uname_v)
-export M_PKG="linux-source-6.1 $(kernel_pkg_version)"
+M_GUEST_UNAME=$(gi uname_r) M_GUEST_UNAME_V=$(gi uname_v)
+M_PKG="linux-source-6.1 $(kernel_pkg_version)"
 export M_GIT=$git_commit M_GIT_DIRTY=$git_dirty
 # The module declares no MODULE_VERSION, so modinfo has no srcversion (it is
 # recorded if it ever appears); its sha256 and a hash of its sources stand in.
-export M_MOD_SRCVERSION=$(gi module_srcversion) M_MOD_SHA256=$(gi module_sha256)
-export M_MOD_SRC_HASH=$(cd "$AWS_TOP" && cat module/Kbuild module/*.[ch] include/*.h | sha256sum | cut -c1-16)
-export M_MOD_VERMAGIC=$(gi module_vermagic)
-export M_KERNEL_SHA256=$(sha256sum <"$SNAP/$KIMG" | cut -d' ' -f1)
-export M_TOOLS_SHA256=$(sha256sum <"$SNAP/tools-$VARIANT.img" | cut -d' ' -f1)
-export M_QEMU="$(qemu-system-x86_64 --version | head -n 1)"
-export M_QEMU_CMD="$(cat "$RUN/qemu-cmdline")"
-export M_QEMU_CMD_GLOBAL="$(cat "$AWS_BUILD/runs/$NAME-global/qemu-cmdline")"
-export M_GMEM=$GMEM M_GUEST_S_GLOBAL=$(sed -n 's/^total_s //p' "$OUT/guest-info-global.txt")
-export M_ACCEL=$(sed -n 's/.*-accel \([^ ]*\).*/\1/p' "$RUN/qemu-cmdline")
+M_MOD_SRCVERSION=$(gi module_srcversion) M_MOD_SHA256=$(gi module_sha256)
+M_MOD_SRC_HASH=$(cd "$AWS_TOP" && cat module/Kbuild module/*.[ch] include/*.h | sha256sum | cut -c1-16)
+M_MOD_VERMAGIC=$(gi module_vermagic)
+M_KERNEL_SHA256=$(sha256sum <"$SNAP/$KIMG" | cut -d' ' -f1)
+M_TOOLS_SHA256=$(sha256sum <"$SNAP/tools-$VARIANT.img" | cut -d' ' -f1)
+M_QEMU="$(qemu-system-x86_64 --version | head -n 1)"
+M_QEMU_CMD="$(cat "$RUN/qemu-cmdline")"
+M_QEMU_CMD_GLOBAL="$(cat "$AWS_BUILD/runs/$NAME-global/qemu-cmdline")"
+M_GMEM=$GMEM M_GUEST_S_GLOBAL=$(sed -n 's/^total_s //p' "$OUT/guest-info-global.txt")
+M_ACCEL=$(sed -n 's/.*-accel \([^ ]*\).*/\1/p' "$RUN/qemu-cmdline")
 export M_MEM=$MEM M_CPUS=$CPUS M_SWAP=$SWAP M_VARIANT=$VARIANT
-export M_HOST="$(uname -srm), $(nproc) CPUs"
-export M_GUEST_S=$(gi total_s) M_CONSOLE="build/runs/$NAME/console.log build/runs/$NAME-global/console.log"
-export M_PATCHES="$(patch_series | xargs -r -n1 basename | tr '\n' ' ')"
+M_HOST="$(uname -srm), $(nproc) CPUs"
+M_GUEST_S=$(gi total_s) M_CONSOLE="build/runs/$NAME/console.log build/runs/$NAME-global/console.log"
+M_PATCHES="$(patch_series | xargs -r -n1 basename | tr '\n' ' ')"
+export M_GUEST_UNAME M_GUEST_UNAME_V M_PKG M_MOD_SRCVERSION M_MOD_SHA256 M_MOD_SRC_HASH M_MOD_VERMAGIC M_KERNEL_SHA256 M_TOOLS_SHA256 M_QEMU M_QEMU_CMD M_QEMU_CMD_GLOBAL M_GMEM M_GUEST_S_GLOBAL M_ACCEL M_HOST M_GUEST_S M_CONSOLE M_PATCHES
 "$PY" - "$OUT/meta.json" <<'EOF'
 import json, os, sys
 e = os.environ
@@ -211,7 +211,7 @@ EOF
 
 "$PY" "$AWS_TOP/qemu/results.py" "$OUT"
 prc=$?
-stage_done
+stage_done ""
 if [ $prc != 0 ]; then
 	echo "results.py exit status $prc" >"$OUT/FAILED"
 	echo "error: make run: the runs above failed or are incomplete; data kept in" \
