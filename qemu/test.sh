@@ -137,8 +137,8 @@ stage_done
 stage "style: checkpatch --strict and sparse on our kernel C"
 # Everything the checks read: our kernel C, the patches, the checker script,
 # the kernel build (checkpatch.pl, sparse's view of the headers) and sparse.
-style_key=$(cat "$AWS_TOP"/module/* "$AWS_TOP"/include/*.h "$AWS_TOP"/qemu/smoke-module/* \
-	"$AWS_TOP"/patches/* "$AWS_TOP/qemu/check-style.sh" "$AWS_TOP/qemu/lib.sh" \
+style_key=$(cat "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$AWS_TOP"/module/policies/* \
+	"$AWS_TOP"/include/*.h "$AWS_TOP"/qemu/smoke-module/* "$AWS_TOP"/patches/* "$AWS_TOP/qemu/check-style.sh" "$AWS_TOP/qemu/lib.sh" \
 	"$AWS_BUILD/kernel-$VARIANT/.aws-built-key" 2>/dev/null | cat - <(sparse --version 2>&1) |
 	sha256sum | cut -c1-16)
 STYLE_KEY_FILE=$AWS_BUILD/style-$VARIANT.key
