@@ -156,7 +156,7 @@ def long_table(runs):
     """Successful runs, one row per run x metric: the summarised fields and the cell's own metric."""
     ok = valid(runs).copy()
     ok["metric_key"] = ok.cell.map({c: w[1] for c, w in workloads(runs).items()})
-    own = ok.assign(metric=ok.metric_key, value=[r[r.metric_key] for _, r in ok.iterrows()])
+    own = ok.assign(metric=ok.metric_key, value=ok.apply(lambda r: r[r.metric_key], axis=1))
     lt = pd.concat([ok.melt(id_vars=KEYS + ["metric_key"], value_vars=[c for c in SUMMARISED if c in ok],
                             var_name="metric"), own[KEYS + ["metric_key", "metric", "value"]]])
     lt = lt.drop_duplicates(KEYS + ["metric"]).dropna(subset=["value"])
@@ -168,25 +168,26 @@ def references(pols, refs):
 
 
 def summarise(runs, refs):
+    """Per cell x policy x metric: n, median, min, max; against each reference
+    policy of the cell: change of the medians, CI of the shift, its level."""
     lt = long_table(runs)
     order = {c: list(g.unique()) for c, g in valid(runs).groupby("cell", sort=False).policy}
-    s = lt.groupby(["cell", "policy", "metric"], sort=False).value.agg(
-        n="count", median="median", min="min", max="max").reset_index()
-    vals = lt.groupby(["cell", "policy", "metric"]).value.apply(list)
-    for ref in refs:
-        cols = {k: [] for k in ("diff", "lo", "hi", "level")}
-        for r in s.itertuples():
-            x = vals.get((r.cell, ref, r.metric)) if ref in references(order[r.cell], refs) else None
-            lo, hi, lv, _ = shift_ci(x, vals[(r.cell, r.policy, r.metric)]) if x and ref != r.policy \
-                else (math.nan,) * 4
-            cols["diff"].append(r.median - np.median(x) if x and ref != r.policy else math.nan)
-            cols["lo"].append(lo), cols["hi"].append(hi), cols["level"].append(lv)
-        base = s.apply(lambda r: np.median(vals.get((r.cell, ref, r.metric), [math.nan])), axis=1)
-        base = base.where(base != 0)
+    g = lt.groupby(["cell", "policy", "metric"], sort=False).value
+    s = g.agg(n="count", median="median", min="min", max="max").reset_index()
+    vals = g.apply(list)
+    for ref in dict.fromkeys(r for pols in order.values() for r in references(pols, refs)):
+        def compare(r):
+            x = vals.get((r.cell, ref, r.metric))
+            if r.policy == ref or x is None or ref not in references(order[r.cell], refs):
+                return [math.nan] * 6
+            return [r.median - np.median(x), *shift_ci(x, vals[(r.cell, r.policy, r.metric)]), np.median(x)]
+        c = pd.DataFrame([compare(r) for r in s.itertuples()], index=s.index,
+                         columns=["diff", "lo", "hi", "ci_level", "hl", "base"])
+        base = c.pop("base").where(lambda b: b != 0)
         for k in ("diff", "lo", "hi"):
-            s["vs_%s_%s" % (ref, k)] = cols[k]
-            s["vs_%s_%s_pct" % (ref, k)] = (100 * s["vs_%s_%s" % (ref, k)] / base).round(1)
-        s["vs_%s_ci_level" % ref] = np.round(cols["level"], 4)
+            s["vs_%s_%s" % (ref, k)] = c[k]
+            s["vs_%s_%s_pct" % (ref, k)] = (100 * c[k] / base).round(1)
+        s["vs_%s_ci_level" % ref], s["vs_%s_hl" % ref] = c.ci_level.round(4), c.hl
     return s, order
 
 

@@ -84,6 +84,10 @@ def check_medians(d):
     assert (x.vs_baseline_diff, x.vs_baseline_lo, x.vs_baseline_hi) == (-20, -40, -5), x
     assert x.vs_baseline_diff_pct == -18.2 and x.vs_baseline_ci_level == 0.9
     assert ("randw", "baseline", "vm_pswpin") not in e.index, "a run that failed verification was summarised"
+    # a cell that ran none of the reference policies is compared with its first one
+    s, _ = R.summarise(runs, ["nosuch"])
+    x = s.set_index(["cell", "policy", "metric"]).loc[("thrash-seed", "newpol", "vm_pswpin")]
+    assert (x.vs_baseline_lo, x.vs_baseline_hi, x.vs_baseline_hl) == (-40, -5, -20), x
     return "medians, min, max and the change with its CI as computed by hand"
 
 
