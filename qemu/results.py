@@ -33,6 +33,9 @@ import math
 import os
 import sys
 
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
 import numpy as np
 import pandas as pd
 
@@ -259,7 +262,6 @@ def table(runs, s, order, refs, info):
 # ---- plots -----------------------------------------------------------------------
 def colors(pols):
     """One colour per policy base name in data order; ratio variants (-rN) lighter."""
-    import matplotlib
     bases = list(dict.fromkeys(p.split("-r")[0] for p in pols))
     out = {}
     for p in pols:
@@ -269,7 +271,6 @@ def colors(pols):
 
 
 def grid(n, w=5.2, h=3.6):
-    import matplotlib.pyplot as plt
     ncol = min(3, n)
     fig, axes = plt.subplots(math.ceil(n / ncol), ncol, figsize=(w * ncol, h * math.ceil(n / ncol)),
                              squeeze=False)
@@ -279,7 +280,6 @@ def grid(n, w=5.2, h=3.6):
 
 
 def save(fig, path, title):
-    import matplotlib.pyplot as plt
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -300,8 +300,6 @@ def bars(ax, s, cell, pols, keys, cmap=None):
 
 
 def plots(runs, s, order, d):
-    import matplotlib
-    matplotlib.use("Agg")
     allpols = list(dict.fromkeys(p for ps in order.values() for p in ps))
     cmap, first = colors(allpols), runs.groupby("cell", sort=False).first()
     wl = workloads(runs)
@@ -345,13 +343,9 @@ def plots(runs, s, order, d):
         fig, axes = grid(len(hcells), 5.6, 3.8)
         labels = [c.split("_")[-1].replace("m", "-").replace("p", "") for c in hk]
         for ax, cell in zip(axes, hcells):
-            hp = h.loc[cell]
-            w = 0.8 / len(hp)
-            for j, (p, ys) in enumerate(hp.iterrows()):
-                ax.bar(np.arange(len(hk)) - 0.4 + w * (j + 0.5), ys.values, w, label=p, color=cmap[p])
-            ax.axvline(labels.index("0") - 0.5, color="grey", ls="--", lw=0.8)
-            ax.set_xticks(range(len(hk)))
-            ax.set_xticklabels(labels, fontsize=7)
+            h.loc[cell].T.set_axis(labels).plot.bar(ax=ax, width=0.8, rot=0, fontsize=7,
+                                                    color=[cmap[p] for p in h.loc[cell].index])
+            ax.axvline(labels.index("0") + 0.5, color="grey", ls="--", lw=0.8)
             ax.set_xlabel("log2(refault distance / workingset size); left of the dashed "
                           "line = activated", fontsize=7)
             ax.set_ylabel("refaults (median run)", fontsize=8)
