@@ -17,12 +17,13 @@ matrix.tsv, guest-info.txt), or a stored run's runs.csv.  Writes into DIR:
 The policies, and their order, are the ones in the data.  Each cell is
 compared against the reference policies of --ref that it ran (default
 baseline,protect,nomod: the seed's base, inactive-first placement and stock
-6.1), or against its first policy if it ran none of them.  CI: the exact distribution-free
-interval for the shift between two policies (Mann-Whitney / Hodges-Lehmann,
-Hollander & Wolfe): the k-th smallest to k-th largest of the differences of
-every pair of runs, k the largest that keeps the level >= 95%, or k = 1 (the
-widest interval) when no k reaches 95%: with 3 runs against 3 that is from
-the smallest to the largest of the 9 differences, at 90%.
+6.1), or against its first policy if it ran none of them.  CI: the exact
+distribution-free interval for the shift between two policies (Mann-Whitney
+/ Hodges-Lehmann, Hollander & Wolfe): the k-th smallest to k-th largest of
+the differences of every pair of runs, k the largest that keeps the level
+>= 95%, or k = 1 (the widest interval) when no k reaches 95%: with 3 runs
+against 3 that is from the smallest to the largest of the 9 differences, at
+90%.
 
 Exit status 1 if any run failed (non-zero exit, missing RESULT line,
 verify_fail != 0) or a cell x policy has fewer runs than planned.
