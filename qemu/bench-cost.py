@@ -11,7 +11,9 @@
 # patched kernel without module against the unpatched kernel, and each
 # policy against stock.  A difference counts as resolved when the two sets
 # of runs do not overlap (every run of one is slower than every run of the
-# other); otherwise it is within the noise, whose size is printed.
+# other); otherwise it is within the noise, whose size is printed.  With
+# several boots (BOOTS=N) the runs of all boots are pooled, and each boot's
+# median is printed too.
 # Standard library only.
 
 import statistics
@@ -67,6 +69,17 @@ def main():
             key[0], key[1], len(s), m, min(s), max(s), 100 * (max(s) - min(s)) / m,
             statistics.median(float(r['res_seconds']) for r in groups[key]),
             med(key, 'vm_pgfault'), med(key, 'vm_pswpin'), med(key, 'vm_pswpout')))
+
+    boots = sorted({r.get('boot', '1') for r in runs}, key=int)
+    if len(boots) > 1:
+        print()
+        print('boot to boot: median of each boot (s), and their range')
+        for key in order:
+            ms = [statistics.median(int(r['wall_us']) / 1e6 for r in groups[key]
+                                    if r.get('boot', '1') == b) for b in boots]
+            print('%-10s %-9s %s  range %.3f%%' % (
+                key[0], key[1], ' '.join('%.6f' % m for m in ms),
+                100 * (max(ms) - min(ms)) / statistics.median(ms)))
 
     def compare(label, a, b, goal):
         if a not in groups or b not in groups:

@@ -7,7 +7,8 @@
 # QEMU's -icount (default shift=0,sleep=off: every guest instruction is 1 ns
 # of guest virtual time and an idle vCPU jumps to its next timer), so the
 # guest's CLOCK_MONOTONIC around a run counts the instructions the run
-# executed instead of the host's load.  Two boots, one vCPU each:
+# executed instead of the host's load.  Two boots, one vCPU each (BOOTS=N
+# repeats the pair, to see how much a boot itself moves the figures):
 #
 #   1. build/kernel-unpatched (Debian's linux-source-6.1, same config, no
 #      hook patch; built here by qemu/build-kernel.sh unpatched): nomod;
@@ -20,13 +21,14 @@
 # run of both boots), info-*.txt, summary.txt (what is printed at the end).
 #
 # usage: qemu/bench-cost.sh   (settings from the environment:
-#        REPS=5 WRITES=60000 SIZE=64M LIMIT=32M ICOUNT=shift=0,sleep=off)
+#        REPS=5 BOOTS=1 WRITES=40000 SIZE=64M LIMIT=32M ICOUNT=shift=0,sleep=off)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-REPS=${REPS:-5} WRITES=${WRITES:-60000} SIZE=${SIZE:-64M} LIMIT=${LIMIT:-32M}
+REPS=${REPS:-5} BOOTS=${BOOTS:-1} WRITES=${WRITES:-40000} SIZE=${SIZE:-64M} LIMIT=${LIMIT:-32M}
 ICOUNT=${ICOUNT:-shift=0,sleep=off}
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer"
+[[ $BOOTS =~ ^[1-9][0-9]*$ ]] || die "BOOTS must be a positive integer"
 [[ $WRITES =~ ^[1-9][0-9]*$ ]] || die "WRITES must be a positive integer"
 [[ $SIZE =~ ^[1-9][0-9]*M$ && $LIMIT =~ ^[1-9][0-9]*M$ ]] || die "SIZE and LIMIT look like 64M"
 # -icount is TCG only; the verdict is the same on every host this way
@@ -38,29 +40,32 @@ STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=$AWS_BUILD/bench-cost/$STAMP
 mkdir -p "$OUT"
 T0=$SECONDS
-for k in unpatched default; do
-	mod=1
-	[ $k = unpatched ] && mod=0
-	stage "bench-cost: $k kernel, $REPS reps per configuration"
-	rc=0
-	bash "$AWS_TOP/qemu/run-guest.sh" --plan bench-cost --variant $k --cpus 1 --mem 512M \
-		--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" \
-		--append "norandmaps aws.args=module=$mod,reps=$REPS,writes=$WRITES,size=$SIZE,limit=$LIMIT" ||
-		rc=$?
-	RUN=$AWS_BUILD/runs/bench-cost-$k
-	grep '^# bench-cost:' "$RUN/ktap.log" | sed 's/^# bench-cost: /   /' || true
-	[ $rc = 0 ] || die "the $k guest failed (status $rc), see $RUN/console.log"
-	grep -q '^# aws-guest: plan exit status 0' "$RUN/ktap.log" ||
-		die "the $k guest's plan failed, see $RUN/ktap.log"
-	sed "s/^/kernel=$k\t/" "$RUN/results/runs.tsv" >>"$OUT/runs.tsv"
-	cp "$RUN/results/info.txt" "$OUT/info-$k.txt"
-	cp "$RUN/qemu-cmdline" "$OUT/qemu-cmdline-$k"
-	stage_done ""
+for b in $(seq 1 "$BOOTS"); do
+	for k in unpatched default; do
+		mod=1
+		[ $k = unpatched ] && mod=0
+		stage "bench-cost: $k kernel (boot $b of $BOOTS), $REPS reps per configuration"
+		rc=0
+		bash "$AWS_TOP/qemu/run-guest.sh" --plan bench-cost --variant $k --cpus 1 --mem 512M \
+			--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" \
+			--append "norandmaps aws.args=module=$mod,reps=$REPS,writes=$WRITES,size=$SIZE,limit=$LIMIT" ||
+			rc=$?
+		RUN=$AWS_BUILD/runs/bench-cost-$k
+		grep '^# bench-cost:' "$RUN/ktap.log" | sed 's/^# bench-cost: /   /' || true
+		[ $rc = 0 ] || die "the $k guest failed (status $rc), see $RUN/console.log"
+		grep -q '^# aws-guest: plan exit status 0' "$RUN/ktap.log" ||
+			die "the $k guest's plan failed, see $RUN/ktap.log"
+		sed "s/^/kernel=$k\tboot=$b\t/" "$RUN/results/runs.tsv" >>"$OUT/runs.tsv"
+		cp "$RUN/results/info.txt" "$OUT/info-$k-$b.txt"
+		cp "$RUN/qemu-cmdline" "$OUT/qemu-cmdline-$k"
+		cp "$RUN/console.log" "$OUT/console-$k-$b.log"
+		stage_done ""
+	done
 done
 {
-	echo "command: make bench-cost (REPS=$REPS WRITES=$WRITES SIZE=$SIZE LIMIT=$LIMIT ICOUNT=$ICOUNT)"
+	echo "command: make bench-cost (REPS=$REPS BOOTS=$BOOTS WRITES=$WRITES SIZE=$SIZE LIMIT=$LIMIT ICOUNT=$ICOUNT)"
 	echo "git: $(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$AWS_TOP" status --porcelain 2>/dev/null | grep -q . && echo ' (tree modified)')"
-	echo "host time: $((SECONDS - T0)) s for both guests"
+	echo "host time: $((SECONDS - T0)) s for the guests"
 	python3 "$AWS_TOP/qemu/bench-cost.py" "$OUT/runs.tsv"
 } >"$OUT/summary.txt"
 ln -sfn "$STAMP" "$AWS_BUILD/bench-cost/latest"
