@@ -131,7 +131,7 @@ expect disk_swapins_marked swapins_workingset "$mk" -eq "$si"
 expect disk_swapins_seen swapins "$si" -gt 1000
 zram=0
 [ -e /sys/block/zram0 ] && echo 256M >/sys/block/zram0/disksize &&
-	mkswap -q /dev/zram0 >/dev/null && swapon /dev/zram0 && swapoff /dev/vdc && zram=1
+	mkswap -q -U clear /dev/zram0 >/dev/null && swapon /dev/zram0 && swapoff /dev/vdc && zram=1
 check zram_swap_on test $zram = 1
 # Without zram every case below fails (the values say why).
 si=0 mk=-1 thp_detect=0 thp_upstream=0 ns_detect=-1 ns_upstream=-1

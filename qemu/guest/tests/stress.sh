@@ -88,7 +88,7 @@ done
 # count stays the same.
 zram=0
 if [ -e /sys/block/zram0 ] && echo 256M >/sys/block/zram0/disksize &&
-	mkswap -q /dev/zram0 >/dev/null && swapon /dev/zram0 && swapoff /dev/vdc; then
+	mkswap -q -U clear /dev/zram0 >/dev/null && swapon /dev/zram0 && swapoff /dev/vdc; then
 	zram=1
 	ok "zram_swap_on # $(grep -c zram0 /proc/swaps) zram device the only swap"
 else
