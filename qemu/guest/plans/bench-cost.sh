@@ -137,7 +137,7 @@ run() {
 
 # ---- set up --------------------------------------------------------------
 swapoff -a
-if ! { echo 1G >/sys/block/zram0/disksize && mkswap -q /dev/zram0 >/dev/null &&
+if ! { echo 1G >/sys/block/zram0/disksize && mkswap -q -U clear /dev/zram0 >/dev/null &&
 	swapon /dev/zram0; }; then
 	echo "# bench-cost: FATAL: cannot put swap on zram"
 	exit 1
