@@ -37,7 +37,8 @@ for a in $AWS_ARGS; do
 	*) echo "# bench-cost: FATAL: unknown argument '$a'"; exit 1 ;;
 	esac
 done
-VMKEYS="pswpin pswpout pgfault pgmajfault pgscan_direct pgscan_kswapd pgsteal_direct
+VMKEYS="pswpin pswpout pgfault pgmajfault pgscan_direct pgscan_kswapd pgsteal_direct pgrefill
+	pgactivate pgdeactivate
 	workingset_refault_anon workingset_activate_anon"
 
 now_us() { T_US=${EPOCHREALTIME/./}; }
