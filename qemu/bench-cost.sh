@@ -7,8 +7,9 @@
 # QEMU's -icount (default shift=0,sleep=off: every guest instruction is 1 ns
 # of guest virtual time and an idle vCPU jumps to its next timer), so the
 # guest's CLOCK_MONOTONIC around a run counts the instructions the run
-# executed instead of the host's load.  Two boots, one vCPU each (BOOTS=N
-# repeats the pair, to see how much a boot itself moves the figures):
+# executed instead of the host's load.  Two kernels, one vCPU each, booted
+# in turn BOOTS times (default 2, to see how much a boot itself moves the
+# figures; the runs of all boots are pooled):
 #
 #   1. build/kernel-unpatched (Debian's linux-source-6.1, same config, no
 #      hook patch; built here by qemu/build-kernel.sh unpatched): nomod;
@@ -21,11 +22,11 @@
 # run of both boots), info-*.txt, summary.txt (what is printed at the end).
 #
 # usage: qemu/bench-cost.sh   (settings from the environment:
-#        REPS=5 BOOTS=1 WRITES=40000 SIZE=64M LIMIT=32M ICOUNT=shift=0,sleep=off)
+#        REPS=5 BOOTS=2 WRITES=40000 SIZE=64M LIMIT=32M ICOUNT=shift=0,sleep=off)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-REPS=${REPS:-5} BOOTS=${BOOTS:-1} WRITES=${WRITES:-40000} SIZE=${SIZE:-64M} LIMIT=${LIMIT:-32M}
+REPS=${REPS:-5} BOOTS=${BOOTS:-2} WRITES=${WRITES:-40000} SIZE=${SIZE:-64M} LIMIT=${LIMIT:-32M}
 ICOUNT=${ICOUNT:-shift=0,sleep=off}
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer"
 [[ $BOOTS =~ ^[1-9][0-9]*$ ]] || die "BOOTS must be a positive integer"
