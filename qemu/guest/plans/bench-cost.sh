@@ -21,7 +21,8 @@
 # seed, swap on zram (synchronous: no disk I/O whose host-side latency would
 # leak into the virtual clock).  Output in /tmp/results: runs.tsv (one line
 # per run: conf, rep, the workload's CLOCK_MONOTONIC seconds, the wall time
-# measured here in us, vmstat deltas, its RESULT line) and info.txt.
+# measured here in us, vmstat deltas, the cgroup's reclaim counts, its
+# RESULT line) and info.txt.
 . "$AWS_TOOLS/guest/lib.sh"
 
 OUT=/tmp/results
@@ -37,9 +38,10 @@ for a in $AWS_ARGS; do
 	*) echo "# bench-cost: FATAL: unknown argument '$a'"; exit 1 ;;
 	esac
 done
-VMKEYS="pswpin pswpout pgfault pgmajfault pgscan_direct pgscan_kswapd pgsteal_direct pgrefill
-	pgactivate pgdeactivate
+VMKEYS="pswpin pswpout pgfault pgmajfault pgactivate pgdeactivate
 	workingset_refault_anon workingset_activate_anon"
+# limit reclaim is counted in the cgroup's memory.stat, not in /proc/vmstat
+CGKEYS="pgscan pgsteal pgrefill"
 
 now_us() { T_US=${EPOCHREALTIME/./}; }
 mod_loaded() { [ -d /sys/module/anon_workingset ]; }
@@ -114,6 +116,7 @@ run() {
 	now_us
 	t0=$((T_US - t0))
 	vm_read VM1
+	cat $CG/memory.stat >/tmp/cgstat
 	rmdir $CG
 	while read -r x; do
 		[[ $x == "RESULT "* ]] && res=${x#RESULT }
@@ -122,6 +125,9 @@ run() {
 	for k in $VMKEYS; do
 		row+="	vm_$k=$((${VM1[$k]:-0} - ${VM0[$k]:-0}))"
 	done
+	while read -r k x; do
+		[[ " $CGKEYS " == *" $k "* ]] && row+="	cg_$k=$x"
+	done </tmp/cgstat
 	for x in $res; do row+="	res_$x"; done
 	printf '%s\n' "$row" >>$OUT/runs.tsv
 	if [ $rc != 0 ] || [[ " $res " != *" verify_fail=0 "* ]]; then
