@@ -2,8 +2,9 @@
 #
 # anon-workingset: top-level entry points.  `make test` and `make run` do
 # every missing setup step themselves (packages, kernel, rootfs, module,
-# workloads) and rebuild only what changed.  Outputs go to build/ (ignored);
-# experiment results to results/.
+# workloads) and rebuild only what changed.  Every output goes to build/
+# (ignored): make run's to build/results/<timestamp>/, make sim's to
+# build/sim/; results/ holds only the runs the docs cite.
 #
 #   make test        host unit tests + guest test suites, ends "N passed, N failed"
 #   make quick       the same for the module suite only (about a minute)
@@ -25,7 +26,7 @@ KCC := ccache gcc
 TOOLS_IMG := $(B)/tools-$(VARIANT).img
 DEPS := linux-source-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
 	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse \
-	gnuplot python3-matplotlib
+	gnuplot python3-matplotlib python3-pandas
 UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 

@@ -3,9 +3,10 @@
  * anon_ws_policy.h - kernel-independent policy core of anon_workingset
  *
  * This header is compiled unchanged into the anon_workingset module and
- * into the userspace unit tests and trace simulator. It therefore includes
- * nothing but <linux/types.h>, calls nothing, and keeps no state: every
- * function is a pure computation on its arguments.
+ * into the userspace unit tests and trace simulator, and the policies
+ * (include/aws_policy.h, module/policies/) build on it. It therefore
+ * includes nothing but <linux/types.h>, calls nothing, and keeps no state:
+ * every function is a pure computation on its arguments.
  *
  *		Background
  *
@@ -43,11 +44,11 @@
  * workingset size, the page is part of the workingset and is activated
  * immediately, at the cost of aging the existing active pages.
  *
- * What "workingset size" means is a policy choice (enum aws_ws_rule):
- * the seed compares with the active list of the same type; 6.1 compares an
- * anon refault with all file pages plus active anon when swap is usable.
- * Which clock is used is another (enum aws_clock): the seed keeps one
- * clock per LRU type, 6.1 shares one clock between anon and file.
+ * What "workingset size" means is a policy's choice: the seed compares
+ * with the active list of the same type; 6.1 compares an anon refault with
+ * all file pages plus active anon when swap is usable. Which clock is used
+ * is another (enum aws_clock): the seed keeps one clock per LRU type, 6.1
+ * shares one clock between anon and file.
  *
  *		Shadow layout
  *
@@ -74,41 +75,17 @@
  *
  *		Policies
  *
- * Each policy stands for one real kernel, on both LRU types: which events
- * age which clock and what a refault distance is compared with decide the
- * file LRU's behaviour as much as the anon one's.
- *
- * stock     - Linux 6.1 as shipped: every hook declines. Inactive-first
- *             anon, anon shadows on the shared clock (nonresident_age,
- *             aged by anon and file evictions and activations); an anon
- *             refault is compared with all file + active anon (if swap
- *             is usable), a file refault with active file + all anon (if
- *             swap is usable).
- * baseline  - Linux 5.8, the last kernel before the series: new anon pages
- *             start active, a faulted swap-in page is activated, one young
- *             PTE activates a swap-backed page in reclaim, swap-cache
- *             swap-ins are marked PG_workingset, no anon shadows. Anon
- *             evictions and activations still age the shared clock
- *             (5.8's "age nonresident information alongside anonymous
- *             pages"), and the file rule is 5.8's, which 6.1 kept.
- * protect   - the seed's (v3, on v5.5) patches 1-2: inactive-first
- *             anon and the two-reference rule, swap-cache swap-ins still
- *             marked PG_workingset, no anon shadows. Anon events age no
- *             clock; a file refault is compared with active file only.
- * detect    - the seed's patches 1-7: protect plus anon shadows on a
- *             private anon clock (one clock per LRU type), an anon refault
- *             activated if its distance <= active anon, a file refault if
- *             <= active file. Large folios leave no shadow (the seed drops
- *             it for any folio of more than one page) but still age the
- *             clock.
- * upstream  - the 6.1 algorithm re-implemented by the module: anon shadows
- *             on the shared clock, for large folios too, and 6.1's rules.
- *             It should behave like stock; the difference is only who
- *             runs the code.
+ * Each policy stands for one real kernel, on both LRU types, and is one
+ * file in module/policies/ written against include/aws_policy.h: stock
+ * (6.1 as shipped), baseline (5.8), protect (the seed's patches 1-2),
+ * detect (the whole seed series), upstream (6.1's algorithm run by the
+ * module). Which events age which clock and what a refault distance is
+ * compared with decide the file LRU's behaviour as much as the anon one's,
+ * so each file says both.
  *
  * PG_workingset on swap-in (4.20 to the seed) marks only swap-ins through
  * the swap cache, never the SWP_SYNCHRONOUS_IO (zram) path, as in those
- * kernels; the kernel glue checks which path a swap-in took.
+ * kernels; the framework checks which path a swap-in took.
  *
  * The inactive:active target is a separate knob (aws_inactive_ratio()):
  * the seed made it 1:1 for anon and later restored the sqrt rule.
@@ -122,6 +99,9 @@
 #define AWS_EINVAL		22
 
 #define AWS_BITS_PER_LONG	((unsigned int)(8 * sizeof(unsigned long)))
+
+/* ARRAY_SIZE() without <linux/kernel.h>, for the userspace build. */
+#define AWS_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*
  * Local bit helpers: the kernel's fls_long()/ilog2() are not available to
@@ -147,35 +127,11 @@ static inline unsigned long aws_low_mask(unsigned int bits)
 }
 
 /*
- *		Policy selection
+ *		Names and parameters
  */
-
-enum aws_policy {
-	AWS_POLICY_STOCK,
-	AWS_POLICY_BASELINE,
-	AWS_POLICY_PROTECT,
-	AWS_POLICY_DETECT,
-	AWS_POLICY_UPSTREAM,
-	AWS_NR_POLICIES
-};
 
 /* Longest policy name, without the terminating NUL. */
 #define AWS_POLICY_NAME_MAX	8
-
-static inline const char *aws_policy_name(enum aws_policy p)
-{
-	static const char * const names[AWS_NR_POLICIES] = {
-		[AWS_POLICY_STOCK]	= "stock",
-		[AWS_POLICY_BASELINE]	= "baseline",
-		[AWS_POLICY_PROTECT]	= "protect",
-		[AWS_POLICY_DETECT]	= "detect",
-		[AWS_POLICY_UPSTREAM]	= "upstream",
-	};
-
-	if ((unsigned int)p >= AWS_NR_POLICIES)
-		return "invalid";
-	return names[p];
-}
 
 /*
  * Strip the single '\n' that echo(1) appends to a sysfs write. Anything
@@ -200,28 +156,6 @@ static inline bool aws_word_eq(const char *buf, size_t len, const char *word)
 			return false;
 	}
 	return word[len] == '\0';
-}
-
-/*
- * Parse a policy name of @len bytes (not necessarily NUL-terminated, NULs
- * inside @len are rejected because no name contains one).
- */
-static inline int aws_policy_parse(const char *buf, size_t len,
-				   enum aws_policy *out)
-{
-	unsigned int p;
-
-	len = aws_strip_newline(buf, len);
-	if (!len || len > AWS_POLICY_NAME_MAX)
-		return -AWS_EINVAL;
-
-	for (p = 0; p < AWS_NR_POLICIES; p++) {
-		if (aws_word_eq(buf, len, aws_policy_name(p))) {
-			*out = p;
-			return 0;
-		}
-	}
-	return -AWS_EINVAL;
 }
 
 /*
@@ -283,105 +217,12 @@ static inline unsigned long aws_inactive_ratio(unsigned int ratio_param,
 	return ratio_param;
 }
 
-/*
- *		What each policy does
- *
- * The kernel glue asks this table, never the policy number, so that a
- * policy is fully described in one place and the simulator replays exactly
- * what the module does.
- */
-
-enum aws_ws_rule {
-	AWS_WS_NONE,		/* no refault detection */
-	AWS_WS_ACTIVE_ANON,	/* seed: active list of the same type */
-	AWS_WS_UPSTREAM,	/* 6.1: file + active anon if swap usable */
-};
-
-/* What a file refault distance is compared with. */
-enum aws_file_ws_rule {
-	AWS_FILE_WS_STOCK,	/* 5.8 and 6.1: active file + anon if swap */
-	AWS_FILE_WS_ACTIVE_FILE,	/* seed and earlier: active file only */
-};
-
+/* Which non-resident clock a policy's anon events age and stamp. */
 enum aws_clock {
 	AWS_CLOCK_NONE,		/* anon events age nothing */
 	AWS_CLOCK_ANON,		/* the module's private anon clock */
 	AWS_CLOCK_SHARED,	/* the stock shared nonresident_age */
 };
-
-struct aws_policy_traits {
-	/* false only for stock: every hook declines */
-	bool hooks_active;
-	/* new anon folios start on the active list */
-	bool new_anon_active;
-	/* PG_workingset on every swap-cache swap-in (4.20-5.8 PSI) */
-	bool swapin_workingset;
-	/* a folio of more than one page leaves a shadow too (6.1) */
-	bool large_folio_shadows;
-	/* activate the faulted swap-in page */
-	bool activate_on_swapin_fault;
-	/* one young PTE activates a swap-backed folio in reclaim */
-	bool ref_activate_swapbacked;
-	/* write shadows on anon eviction */
-	bool anon_shadows;
-	/* which clock anon evictions/activations advance */
-	enum aws_clock clock;
-	/* what an anon refault distance is compared with */
-	enum aws_ws_rule ws_rule;
-	/* what a file refault distance is compared with */
-	enum aws_file_ws_rule file_ws_rule;
-};
-
-/* Out-of-range policies get the stock traits: decline everything. */
-static inline const struct aws_policy_traits *aws_traits(enum aws_policy p)
-{
-	static const struct aws_policy_traits traits[AWS_NR_POLICIES] = {
-		[AWS_POLICY_STOCK] = {
-			.hooks_active = false,
-			.clock = AWS_CLOCK_NONE,
-			.ws_rule = AWS_WS_NONE,
-		},
-		[AWS_POLICY_BASELINE] = {
-			.hooks_active = true,
-			.new_anon_active = true,
-			.swapin_workingset = true,
-			.activate_on_swapin_fault = true,
-			.ref_activate_swapbacked = true,
-			.anon_shadows = false,
-			.clock = AWS_CLOCK_SHARED,
-			.ws_rule = AWS_WS_NONE,
-			.file_ws_rule = AWS_FILE_WS_STOCK,
-		},
-		[AWS_POLICY_PROTECT] = {
-			.hooks_active = true,
-			.swapin_workingset = true,
-			.anon_shadows = false,
-			.clock = AWS_CLOCK_NONE,
-			.ws_rule = AWS_WS_NONE,
-			.file_ws_rule = AWS_FILE_WS_ACTIVE_FILE,
-		},
-		[AWS_POLICY_DETECT] = {
-			.hooks_active = true,
-			.swapin_workingset = true,
-			.anon_shadows = true,
-			.clock = AWS_CLOCK_ANON,
-			.ws_rule = AWS_WS_ACTIVE_ANON,
-			.file_ws_rule = AWS_FILE_WS_ACTIVE_FILE,
-		},
-		[AWS_POLICY_UPSTREAM] = {
-			.hooks_active = true,
-			.anon_shadows = true,
-			.large_folio_shadows = true,
-			.clock = AWS_CLOCK_SHARED,
-			.ws_rule = AWS_WS_UPSTREAM,
-			.file_ws_rule = AWS_FILE_WS_STOCK,
-		},
-	};
-
-	if ((unsigned int)p >= AWS_NR_POLICIES)
-		p = AWS_POLICY_STOCK;
-	return &traits[p];
-}
 
 /*
  *		Shadow entries
@@ -499,10 +340,7 @@ aws_refault_distance(const struct aws_shadow_layout *l, unsigned long now,
 	return (delta & l->eviction_mask) << l->bucket_order;
 }
 
-/*
- *		Refault decision
- */
-
+/* The LRU sizes of one lruvec, as a refault decision sees them. */
 struct aws_lru_sizes {
 	unsigned long active_anon;
 	unsigned long inactive_anon;
@@ -510,63 +348,6 @@ struct aws_lru_sizes {
 	unsigned long inactive_file;
 	bool swap_available;
 };
-
-/*
- * How far the inactive anon list could grow to hold a refaulting page:
- *
- * ACTIVE_ANON - the seed: it may take over the active anon list only.
- * UPSTREAM    - 6.1: anon and file compete for the same memory, so an anon
- *               refault may displace all file pages; it may displace active
- *               anon only if that can be swapped out.
- */
-static inline unsigned long aws_workingset_size(enum aws_ws_rule rule,
-						const struct aws_lru_sizes *s)
-{
-	unsigned long size;
-
-	switch (rule) {
-	case AWS_WS_ACTIVE_ANON:
-		return s->active_anon;
-	case AWS_WS_UPSTREAM:
-		size = s->active_file + s->inactive_file;
-		if (s->swap_available)
-			size += s->active_anon;
-		return size;
-	default:
-		return 0;
-	}
-}
-
-/* The ratio parameter applies to every policy but stock, which declines. */
-static inline unsigned long
-aws_policy_inactive_ratio(const struct aws_policy_traits *t,
-			  unsigned int ratio_param, unsigned long stock_ratio)
-{
-	if (!t->hooks_active)
-		return stock_ratio;
-	return aws_inactive_ratio(ratio_param, stock_ratio);
-}
-
-/*
- * How far the inactive file list could grow to hold a refaulting file page.
- * @stock_size is what 6.1 computed (active file, plus all anon when swap is
- * usable); the seed's kernel let a file refault take over the active file
- * list only, because its file clock saw only file events.
- */
-static inline unsigned long
-aws_file_workingset_size(enum aws_file_ws_rule rule,
-			 const struct aws_lru_sizes *s, unsigned long stock_size)
-{
-	if (rule == AWS_FILE_WS_ACTIVE_FILE)
-		return s->active_file;
-	return stock_size;
-}
-
-static inline bool aws_should_activate(unsigned long distance,
-				       unsigned long workingset_size)
-{
-	return distance <= workingset_size;
-}
 
 /*
  *		Refault distance histogram

@@ -3,11 +3,13 @@
  * anon_workingset.h - what the parts of anon_workingset.ko share
  *
  * The module is split by concern: aws_main.c loads and unloads it and owns
- * the global state, aws_params.c validates and applies the policy and ratio
- * parameters, aws_clock.c keeps the private anon non-resident clocks,
- * aws_hooks.c implements the hook table on top of the policy core in
- * include/anon_ws_policy.h, and aws_stats.c counts what the hooks do and
- * shows it in /proc/anon_workingset.
+ * the global state and policy switches, aws_params.c validates and applies
+ * the policy and ratio parameters, aws_cgroup.c the same per memory cgroup,
+ * aws_clock.c keeps the private anon non-resident clocks,
+ * aws_hooks.c implements the hook table by asking the running policy (one
+ * file each in policies/, interface in include/aws_policy.h), and
+ * aws_stats.c counts what the hooks do and shows it in
+ * /proc/anon_workingset.
  */
 #ifndef _ANON_WORKINGSET_H
 #define _ANON_WORKINGSET_H
@@ -15,18 +17,39 @@
 #include <linux/anon_ws_hooks.h>
 #include <linux/percpu.h>
 
-#include "anon_ws_policy.h"
+#include "aws_policy.h"
 
 struct lruvec;
 
 /* aws_main.c */
-extern enum aws_policy aws_policy;
+/* A policy of the registry and its private state, for hooks. */
+struct aws_run {
+	const struct aws_policy *policy;
+	void *state;		/* state_size bytes per memcg id and node */
+	bool stock;		/* the policy declines every decision */
+};
+
+#define AWS_NO_POLICY	UINT_MAX
+extern struct aws_run *aws_runs;
+extern unsigned int aws_global;
 extern unsigned int aws_ratio;
 extern struct aws_shadow_layout aws_layout;
 extern bool aws_live;
 extern bool aws_sweeping;
 extern const struct anon_ws_ops aws_ops;
-void aws_switch_policy(enum aws_policy new);
+unsigned int aws_policy_index(const struct aws_policy *p);
+void aws_switch_begin(void);
+void aws_switch_end(void);
+void aws_switch_global(unsigned int policy);
+
+/* aws_cgroup.c */
+struct mem_cgroup;
+int aws_cgroup_init(void);
+void aws_cgroup_exit(void);
+void aws_cgroup_clear(void);
+int aws_cgroup_entries(void);
+void aws_cgroup_lookup(struct mem_cgroup *memcg, unsigned int *policy,
+		       unsigned int *ratio);
 
 /* aws_clock.c */
 int aws_clock_init(void);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aws_hooks.c - the anon_ws_ops table: policy decisions at each hook site
+ * aws_hooks.c - the anon_ws_ops table: the framework side of each decision
  *
- * Each hook reads the running policy once, looks its behaviour up in the
- * policy core (aws_traits() in include/anon_ws_policy.h) and either
- * declines, so that the kernel runs its stock code, or decides.  This file
- * only translates between kernel objects (folios, lruvecs, memcgs) and the
- * plain numbers the core works on.  Under the stock policy every hook
- * declines, except that a swap-in during a policy switch drops its shadow
- * (see aws_main.c).
+ * Each hook reads the running policy once (struct aws_run) and asks it the
+ * decision the hook site stands for (include/aws_policy.h); a policy that
+ * does not implement it declines, and the kernel runs its stock code.
+ * Everything around the decision is done here: translating folios,
+ * lruvecs and memcgs into the plain numbers a policy sees, finding its
+ * private state, stamping, reading and ageing the clocks, the vmstat
+ * events, the counters.  Under the stock policy every hook declines,
+ * except that a swap-in during a policy switch drops its shadow (see
+ * aws_main.c).
  *
  * Context (see include/linux/anon_ws_hooks.h): every hook runs inside the
  * RCU read section the hook site opens; on_evict additionally runs under
@@ -27,9 +29,25 @@
 
 #include "anon_workingset.h"
 
-static const struct aws_policy_traits *aws_current(void)
+/*
+ * The policy that decides for @memcg (NULL without memcg): its own, an
+ * ancestor's or the global one (aws_cgroup.c).  Hook sites hold
+ * rcu_read_lock(), which the lookup needs.
+ */
+static struct aws_run *aws_run_of(struct mem_cgroup *memcg,
+				  unsigned int *ratio)
 {
-	return aws_traits(READ_ONCE(aws_policy));
+	unsigned int policy, r;
+
+	aws_cgroup_lookup(memcg, &policy, &r);
+	if (ratio)
+		*ratio = r;
+	return &aws_runs[policy];
+}
+
+static struct aws_run *aws_folio_run(struct folio *folio)
+{
+	return aws_run_of(folio_memcg_rcu(folio), NULL);
 }
 
 static bool aws_switching(void)
@@ -39,48 +57,70 @@ static bool aws_switching(void)
 	return READ_ONCE(aws_sweeping);
 }
 
-static bool aws_new_anon(struct folio *folio, struct vm_area_struct *vma)
+/* The policy's private state for @lruvec, or NULL if it keeps none. */
+static void *aws_state(struct aws_run *r, struct lruvec *lruvec)
 {
-	const struct aws_policy_traits *t = aws_current();
+	unsigned int slot;
 
-	if (!t->hooks_active)
-		return false;
-	aws_count(t->new_anon_active ? AWS_PLACED_ACTIVE : AWS_PLACED_INACTIVE,
-		  folio_nr_pages(folio));
-	return t->new_anon_active;
+	if (!r->state)
+		return NULL;
+	slot = mem_cgroup_id(lruvec_memcg(lruvec)) * nr_node_ids +
+	       lruvec_pgdat(lruvec)->node_id;
+	return r->state + (size_t)slot * r->policy->state_size;
 }
 
-/* Size of the workingset a refault of @eviction_lruvec is compared with. */
-static unsigned long aws_workingset(const struct aws_policy_traits *t,
-				    struct lruvec *eviction_lruvec,
-				    struct mem_cgroup *memcg)
+/* The state of the lruvec @folio is charged to, if the policy has any. */
+static void *aws_folio_state(struct aws_run *r, struct folio *folio)
 {
-	struct aws_lru_sizes sizes = {
-		.active_anon = lruvec_page_state(eviction_lruvec, NR_ACTIVE_ANON),
-		.inactive_anon = lruvec_page_state(eviction_lruvec, NR_INACTIVE_ANON),
-		.active_file = lruvec_page_state(eviction_lruvec, NR_ACTIVE_FILE),
-		.inactive_file = lruvec_page_state(eviction_lruvec, NR_INACTIVE_FILE),
-		.swap_available = mem_cgroup_get_nr_swap_pages(memcg) > 0,
+	if (!r->state)
+		return NULL;
+	if (!mem_cgroup_disabled() && !folio_memcg_rcu(folio))
+		return NULL;
+	return aws_state(r, folio_lruvec(folio));
+}
+
+static struct aws_folio aws_describe(struct folio *folio)
+{
+	struct aws_folio f = {
+		.nr_pages = folio_nr_pages(folio),
+		.swapbacked = folio_test_swapbacked(folio),
+		.workingset = folio_test_workingset(folio),
 	};
 
-	return aws_workingset_size(t->ws_rule, &sizes);
+	return f;
+}
+
+static bool aws_new_anon(struct folio *folio, struct vm_area_struct *vma)
+{
+	struct aws_run *r = aws_folio_run(folio);
+	struct aws_folio f;
+	bool active;
+
+	if (!r->policy->new_anon)
+		return false;
+	f = aws_describe(folio);
+	active = r->policy->new_anon(&f, aws_folio_state(r, folio)) == AWS_YES;
+	aws_count(active ? AWS_PLACED_ACTIVE : AWS_PLACED_INACTIVE, f.nr_pages);
+	return active;
 }
 
 /*
- * A swapped-in folio found a shadow: decide whether it was part of the
- * workingset, as workingset_refault() does, but with the policy's clock
- * and workingset rule.  @folio is locked, charged and not yet on the LRU,
- * so PG_active set here puts it straight on the active list.
+ * A swapped-in folio found one of the policy's shadows: measure the
+ * refault distance on the policy's clock and let the policy judge it, as
+ * workingset_refault() does for stock.  @folio is locked, charged and not
+ * yet on the LRU, so PG_active set here puts it straight on the active
+ * list.
  */
-static void aws_refault(const struct aws_policy_traits *t,
-			struct folio *folio, void *shadow)
+static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 {
+	const struct aws_policy *p = r->policy;
 	struct lruvec *eviction_lruvec, *lruvec;
 	struct mem_cgroup *eviction_memcg, *memcg;
-	unsigned long distance, workingset_size;
 	long nr = folio_nr_pages(folio);
 	struct pglist_data *pgdat;
+	struct aws_refault rf = { .nr_pages = nr };
 	struct aws_shadow s;
+	bool activate;
 
 	aws_unpack_shadow(&aws_layout, xa_to_value(shadow), &s);
 	/* Never trust a node id from memory we did not write ourselves. */
@@ -95,9 +135,10 @@ static void aws_refault(const struct aws_policy_traits *t,
 		return;
 	}
 	eviction_lruvec = mem_cgroup_lruvec(eviction_memcg, pgdat);
-	distance = aws_refault_distance(&aws_layout,
-					aws_clock_read(t->clock, eviction_lruvec),
-					s.eviction);
+	rf.distance = aws_refault_distance(&aws_layout,
+					   aws_clock_read(p->clock, eviction_lruvec),
+					   s.eviction);
+	rf.workingset = s.workingset;
 
 	/* Events are charged to the refaulting memcg, on the eviction node. */
 	memcg = folio_memcg(folio);
@@ -106,13 +147,18 @@ static void aws_refault(const struct aws_policy_traits *t,
 	aws_count(AWS_REFAULTS, nr);
 
 	mem_cgroup_flush_stats_delayed();
-	workingset_size = aws_workingset(t, eviction_lruvec, memcg);
-	aws_count_distance(distance, workingset_size);
-	if (!aws_should_activate(distance, workingset_size))
+	rf.sizes.active_anon = lruvec_page_state(eviction_lruvec, NR_ACTIVE_ANON);
+	rf.sizes.inactive_anon = lruvec_page_state(eviction_lruvec, NR_INACTIVE_ANON);
+	rf.sizes.active_file = lruvec_page_state(eviction_lruvec, NR_ACTIVE_FILE);
+	rf.sizes.inactive_file = lruvec_page_state(eviction_lruvec, NR_INACTIVE_FILE);
+	rf.sizes.swap_available = mem_cgroup_get_nr_swap_pages(memcg) > 0;
+	activate = p->refault(&rf, aws_state(r, eviction_lruvec)) == AWS_YES;
+	aws_count_distance(rf.distance, rf.workingset_size);
+	if (!activate)
 		return;
 
 	folio_set_active(folio);
-	aws_clock_age(t->clock, lruvec, nr);
+	aws_clock_age(p->clock, lruvec, nr);
 	mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_ANON, nr);
 	aws_count(AWS_ACTIVATIONS, nr);
 
@@ -127,39 +173,45 @@ static void aws_refault(const struct aws_policy_traits *t,
 
 static bool aws_swapin(struct folio *folio, void *shadow)
 {
-	const struct aws_policy_traits *t = aws_current();
-	long nr = folio_nr_pages(folio);
+	struct aws_run *r = aws_folio_run(folio);
+	const struct aws_policy *p = r->policy;
+	struct aws_folio f = aws_describe(folio);
 
 	if (shadow && aws_switching()) {
 		/* Maybe stamped with the old clock: judge nothing. */
-		aws_count(AWS_REFAULTS_DROPPED, nr);
+		aws_count(AWS_REFAULTS_DROPPED, f.nr_pages);
 		shadow = NULL;
-		if (!t->hooks_active)
+		if (r->stock)
 			return true;
 	}
-	if (!t->hooks_active)
+	if (r->stock)
 		return false;
-	aws_count(AWS_SWAPINS, nr);
+	aws_count(AWS_SWAPINS, f.nr_pages);
 	/* Only swap-ins through the swap cache, not SWP_SYNCHRONOUS_IO's. */
-	if (t->swapin_workingset && folio_test_swapcache(folio)) {
+	if (p->swapin && folio_test_swapcache(folio) &&
+	    p->swapin(&f, aws_folio_state(r, folio)) == AWS_YES) {
 		folio_set_workingset(folio);
-		aws_count(AWS_SWAPINS_MARKED, nr);
+		aws_count(AWS_SWAPINS_MARKED, f.nr_pages);
 	}
-	if (t->anon_shadows && shadow)
-		aws_refault(t, folio, shadow);
+	/* Stock stamped the shadows, stock judges them. */
+	if (!p->evict)
+		return false;
+	if (shadow && p->refault)
+		aws_refault(r, folio, shadow);
 	return true;
 }
 
 static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 		      void **shadow)
 {
-	const struct aws_policy_traits *t = aws_current();
-	long nr = folio_nr_pages(folio);
+	struct aws_run *r = aws_folio_run(folio);
+	const struct aws_policy *p = r->policy;
+	struct aws_folio f;
 	struct pglist_data *pgdat;
 	struct lruvec *lruvec;
 	struct aws_shadow s;
 
-	if (!t->hooks_active)
+	if (!p->evict)
 		return false;
 	/*
 	 * The LRU order that evicted the folio was decided in the reclaim
@@ -167,61 +219,75 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 	 */
 	pgdat = folio_pgdat(folio);
 	lruvec = mem_cgroup_lruvec(target_memcg, pgdat);
+	f = aws_describe(folio);
 	*shadow = NULL;
-	if (!t->anon_shadows || (nr > 1 && !t->large_folio_shadows)) {
-		aws_clock_age(t->clock, lruvec, nr);
-		aws_count(AWS_EVICTIONS_NOSHADOW, nr);
+	if (p->evict(&f, aws_state(r, lruvec)) != AWS_YES ||
+	    p->clock == AWS_CLOCK_NONE) {
+		aws_clock_age(p->clock, lruvec, f.nr_pages);
+		aws_count(AWS_EVICTIONS_NOSHADOW, f.nr_pages);
 		return true;
 	}
-	s.eviction = aws_clock_read(t->clock, lruvec);
+	s.eviction = aws_clock_read(p->clock, lruvec);
 	s.memcgid = mem_cgroup_id(lruvec_memcg(lruvec));
 	s.nid = pgdat->node_id;
-	s.workingset = folio_test_workingset(folio);
-	aws_clock_age(t->clock, lruvec, nr);
+	s.workingset = f.workingset;
+	aws_clock_age(p->clock, lruvec, f.nr_pages);
 	*shadow = xa_mk_value(aws_pack_shadow(&aws_layout, &s));
-	aws_count(AWS_EVICTIONS, nr);
+	aws_count(AWS_EVICTIONS, f.nr_pages);
 	return true;
 }
 
 static bool aws_age(struct lruvec *lruvec, struct folio *folio)
 {
-	const struct aws_policy_traits *t = aws_current();
-	struct mem_cgroup *memcg;
+	struct aws_run *r;
+	const struct aws_policy *p;
+	struct aws_folio f;
 
-	if (!t->hooks_active || folio_is_file_lru(folio))
+	if (folio_is_file_lru(folio))
 		return false;
-	switch (t->clock) {
-	case AWS_CLOCK_NONE:
-		return true;	/* anon activations age nothing */
-	case AWS_CLOCK_ANON:
-		if (!lruvec) {
-			memcg = folio_memcg_rcu(folio);
-			if (!mem_cgroup_disabled() && !memcg)
-				return true;
-			lruvec = folio_lruvec(folio);
-		}
-		aws_clock_age(t->clock, lruvec, folio_nr_pages(folio));
-		return true;
-	default:
-		return false;	/* the stock code ages the shared clock */
+	r = aws_folio_run(folio);
+	p = r->policy;
+	if (!p->age)
+		return false;
+	if (!lruvec) {
+		if (!mem_cgroup_disabled() && !folio_memcg_rcu(folio))
+			return true;
+		lruvec = folio_lruvec(folio);
 	}
+	f = aws_describe(folio);
+	if (p->age(&f, aws_state(r, lruvec)) != AWS_YES)
+		return true;		/* activations age nothing */
+	if (p->clock == AWS_CLOCK_SHARED)
+		return false;		/* the stock code ages the shared clock */
+	aws_clock_age(p->clock, lruvec, f.nr_pages);
+	return true;
 }
 
 static bool aws_ref_activate(struct folio *folio)
 {
-	const struct aws_policy_traits *t = aws_current();
+	struct aws_run *r = aws_folio_run(folio);
+	const struct aws_policy *p = r->policy;
+	struct aws_folio f;
 
-	if (!t->ref_activate_swapbacked || !folio_test_swapbacked(folio))
+	if (!p->first_reference)
 		return false;
-	aws_count(AWS_REF_ACTIVATIONS, folio_nr_pages(folio));
+	f = aws_describe(folio);
+	if (p->first_reference(&f, aws_folio_state(r, folio)) != AWS_YES)
+		return false;
+	aws_count(AWS_REF_ACTIVATIONS, f.nr_pages);
 	return true;
 }
 
 static bool aws_swapin_mapped(struct folio *folio)
 {
-	const struct aws_policy_traits *t = aws_current();
+	struct aws_run *r = aws_folio_run(folio);
+	const struct aws_policy *p = r->policy;
+	struct aws_folio f;
 
-	if (!t->activate_on_swapin_fault)
+	if (!p->swapin_mapped)
+		return false;
+	f = aws_describe(folio);
+	if (p->swapin_mapped(&f, aws_folio_state(r, folio)) != AWS_YES)
 		return false;
 	/*
 	 * folio_activate() acts only on a folio already on an inactive LRU;
@@ -230,28 +296,37 @@ static bool aws_swapin_mapped(struct folio *folio)
 	 */
 	if (folio_test_lru(folio) && !folio_test_active(folio) &&
 	    !folio_test_unevictable(folio))
-		aws_count(AWS_SWAPIN_ACTIVATIONS, folio_nr_pages(folio));
+		aws_count(AWS_SWAPIN_ACTIVATIONS, f.nr_pages);
 	return true;
 }
 
-static unsigned long aws_anon_inactive_ratio(unsigned long ratio)
+/* The anon inactive:active target of @lruvec, given 6.1's. */
+static unsigned long aws_anon_inactive_ratio(struct lruvec *lruvec,
+					     unsigned long ratio)
 {
-	return aws_policy_inactive_ratio(aws_current(), READ_ONCE(aws_ratio),
-					 ratio);
+	unsigned int param;
+	struct aws_run *r = aws_run_of(lruvec_memcg(lruvec), &param);
+
+	return aws_policy_ratio(r->policy, param, ratio, aws_state(r, lruvec));
 }
 
 /* A file refault: what its distance is compared with (stats are flushed). */
 static unsigned long aws_file_workingset(struct lruvec *eviction_lruvec,
 					 unsigned long size)
 {
-	const struct aws_policy_traits *t = aws_current();
+	const struct aws_policy *p;
 	struct aws_lru_sizes sizes = { 0 };
 
-	if (!t->hooks_active)
+	p = aws_run_of(lruvec_memcg(eviction_lruvec), NULL)->policy;
+
+	if (!p->file_workingset)
 		return size;
+	sizes.active_anon = lruvec_page_state(eviction_lruvec, NR_ACTIVE_ANON);
+	sizes.inactive_anon = lruvec_page_state(eviction_lruvec, NR_INACTIVE_ANON);
 	sizes.active_file = lruvec_page_state(eviction_lruvec, NR_ACTIVE_FILE);
+	sizes.inactive_file = lruvec_page_state(eviction_lruvec, NR_INACTIVE_FILE);
 	aws_count(AWS_FILE_REFAULTS_JUDGED, 1);
-	return aws_file_workingset_size(t->file_ws_rule, &sizes, size);
+	return p->file_workingset(&sizes, size);
 }
 
 const struct anon_ws_ops aws_ops = {

@@ -31,17 +31,69 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
 #include "anon_workingset.h"
 
-enum aws_policy aws_policy = AWS_POLICY_DETECT;
+/* One per registry entry (aws_policies[i]), for the life of the module. */
+struct aws_run *aws_runs;
+/*
+ * The global policy, an index into aws_runs (parameter lock for writers);
+ * AWS_NO_POLICY until insmod's arguments or init set it.
+ */
+unsigned int aws_global = AWS_NO_POLICY;
 unsigned int aws_ratio = AWS_RATIO_AUTO;
 struct aws_shadow_layout aws_layout;
 /* Registered and past init: policy writes switch clocks (param lock). */
 bool aws_live;
 /* A switch is in progress: swap-ins drop the shadows they find. */
 bool aws_sweeping;
+
+unsigned int aws_policy_index(const struct aws_policy *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies && aws_policies[i] != p; i++)
+		;
+	return i;
+}
+
+/* Every policy's private state: state_size bytes per memcg id and node. */
+static int aws_runs_alloc(void)
+{
+	size_t slots = (size_t)(MEM_CGROUP_ID_MAX + 1) * nr_node_ids, j;
+	const struct aws_policy *p;
+	unsigned int i;
+
+	aws_runs = kcalloc(aws_nr_policies, sizeof(*aws_runs), GFP_KERNEL);
+	if (!aws_runs)
+		return -ENOMEM;
+	for (i = 0; i < aws_nr_policies; i++) {
+		p = aws_policies[i];
+		aws_runs[i].policy = p;
+		aws_runs[i].stock = aws_policy_is_stock(p);
+		if (!p->state_size)
+			continue;
+		aws_runs[i].state = vzalloc(array_size(slots, p->state_size));
+		if (!aws_runs[i].state)
+			return -ENOMEM;
+		for (j = 0; p->state_init && j < slots; j++)
+			p->state_init(aws_runs[i].state + j * p->state_size);
+	}
+	return 0;
+}
+
+static void aws_runs_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; aws_runs && i < aws_nr_policies; i++)
+		vfree(aws_runs[i].state);
+	kfree(aws_runs);
+	aws_runs = NULL;
+}
 
 static void aws_sweep_shadows(void)
 {
@@ -52,17 +104,30 @@ static void aws_sweep_shadows(void)
 	atomic_long_inc(&aws_sweeps);
 }
 
-/* Called with the parameter lock held, see above. */
-void aws_switch_policy(enum aws_policy new)
+/*
+ * A switch, with the parameter lock held: aws_switch_begin(), publish the
+ * change (global policy or a cgroup's), aws_switch_end().  See above.
+ */
+void aws_switch_begin(void)
 {
 	WRITE_ONCE(aws_sweeping, true);
-	/* Pairs with aws_switching(): who sees the policy sees the flag. */
+	/* Pairs with aws_switching(): who sees the change sees the flag. */
 	smp_wmb();
-	WRITE_ONCE(aws_policy, new);
+}
+
+void aws_switch_end(void)
+{
 	synchronize_rcu();
 	aws_sweep_shadows();
 	synchronize_rcu();
 	WRITE_ONCE(aws_sweeping, false);
+}
+
+void aws_switch_global(unsigned int policy)
+{
+	aws_switch_begin();
+	WRITE_ONCE(aws_global, policy);
+	aws_switch_end();
 }
 
 /* The stock pack_shadow() layout of this kernel, with its bucket_order. */
@@ -80,20 +145,45 @@ static int __init aws_layout_setup(void)
 						aws_layout.eviction_bits));
 }
 
+/*
+ * Hand over to the stock code: stamp like stock (the stock policy declines
+ * every hook, in every cgroup) and drop our shadows while the hooks still
+ * guard swap-ins, then unregister.
+ */
+static void aws_exit_policies(void)
+{
+	kernel_param_lock(THIS_MODULE);
+	aws_live = false;
+	aws_switch_begin();
+	WRITE_ONCE(aws_global, aws_policy_index(&aws_policy_stock));
+	aws_cgroup_clear();
+	aws_switch_end();
+	kernel_param_unlock(THIS_MODULE);
+	anon_ws_unregister(&aws_ops);
+}
+
 static int __init aws_init(void)
 {
+	unsigned int policy = aws_global;
 	int ret;
 
+	if (policy == AWS_NO_POLICY)
+		policy = aws_policy_index(aws_policy_default);
 	ret = aws_layout_setup();
 	if (ret)
 		return ret;
+	ret = aws_runs_alloc();
+	if (ret)
+		goto out_runs;
 	ret = aws_clock_init();
 	if (ret)
-		return ret;
+		goto out_runs;
 	ret = aws_stats_init();
 	if (ret)
 		goto out_clock;
 	kernel_param_lock(THIS_MODULE);
+	/* Until the switch below, every hook declines as stock does. */
+	aws_global = aws_policy_index(&aws_policy_stock);
 	/* Stock shadows may be read only once they are all gone. */
 	WRITE_ONCE(aws_sweeping, true);
 	ret = anon_ws_register(&aws_ops);
@@ -102,11 +192,18 @@ static int __init aws_init(void)
 		pr_err("anon_workingset: another policy module is registered\n");
 		goto out_stats;
 	}
-	aws_switch_policy(aws_policy);
+	aws_switch_global(policy);
 	aws_live = true;
 	kernel_param_unlock(THIS_MODULE);
-	pr_info("anon_workingset: policy %s, %u-bit eviction stamps, bucket order %u, %ld stock shadows dropped\n",
-		aws_policy_name(aws_policy), aws_layout.eviction_bits,
+	ret = aws_cgroup_init();
+	if (ret) {
+		pr_err("anon_workingset: cannot add the memory cgroup files\n");
+		aws_exit_policies();
+		goto out_stats;
+	}
+	pr_info("anon_workingset: policy %s (%s), %u-bit eviction stamps, bucket order %u, %ld stock shadows dropped\n",
+		aws_policies[policy]->name, aws_policies[policy]->description,
+		aws_layout.eviction_bits,
 		aws_layout.bucket_order, atomic_long_read(&aws_last_sweep));
 	return 0;
 
@@ -114,22 +211,19 @@ out_stats:
 	aws_stats_exit();
 out_clock:
 	aws_clock_exit();
+out_runs:
+	aws_runs_free();
 	return ret;
 }
 
-/*
- * Hand over to the stock code: stamp like stock (the stock policy declines
- * every hook) and drop our shadows while the hooks still guard swap-ins.
- */
 static void __exit aws_exit(void)
 {
-	kernel_param_lock(THIS_MODULE);
-	aws_live = false;
-	aws_switch_policy(AWS_POLICY_STOCK);
-	kernel_param_unlock(THIS_MODULE);
+	/* No cgroup write can start after this. */
+	aws_cgroup_exit();
+	aws_exit_policies();
 	aws_stats_exit();
-	anon_ws_unregister(&aws_ops);
 	aws_clock_exit();
+	aws_runs_free();
 	pr_info("anon_workingset: unloaded, %ld shadows dropped\n",
 		atomic_long_read(&aws_last_sweep));
 }

@@ -4,12 +4,14 @@
  *
  * Both are set at load (insmod anon_workingset.ko policy=detect ratio=1) or
  * at run time through /sys/module/anon_workingset/parameters/ (root only,
- * mode 0644).  Values are parsed by the policy core; anything else -- an
- * unknown word, an out-of-range number, trailing garbage, an embedded NUL
- * -- is refused with -EINVAL and the running value stays.
+ * mode 0644).  A policy name must be one in the registry
+ * (include/aws_policy_list.h); reading the parameter lists them all with
+ * the running one in brackets.  Anything else -- an unknown word, an
+ * out-of-range ratio, trailing garbage, an embedded NUL -- is refused with
+ * -EINVAL and the running value stays.
  *
  * A policy switch at run time drops all shadow entries from the swap
- * caches (aws_switch_policy() in aws_main.c): policies use different
+ * caches (aws_switch_global() in aws_main.c): policies use different
  * clocks, and a shadow stamped with one clock means nothing under another;
  * dropping them costs one round of refault information.  Writes come with
  * the module's parameter lock held (kernel/params.c takes it), which also
@@ -23,29 +25,40 @@
 
 static int aws_policy_set(const char *val, const struct kernel_param *kp)
 {
-	enum aws_policy new;
-	int ret;
+	const struct aws_policy *new;
+	unsigned int idx;
 
-	ret = aws_policy_parse(val, strnlen(val, PAGE_SIZE), &new);
-	if (ret)
-		return ret;
-	if (new == READ_ONCE(aws_policy))
-		return 0;
+	new = aws_policy_find(val, strnlen(val, PAGE_SIZE));
+	if (!new)
+		return -EINVAL;
+	idx = aws_policy_index(new);
 	if (!aws_live) {
 		/* insmod's arguments, before init: nothing to switch yet */
-		WRITE_ONCE(aws_policy, new);
+		aws_global = idx;
 		return 0;
 	}
-	aws_switch_policy(new);
+	if (idx == aws_global)
+		return 0;
+	aws_switch_global(idx);
 	atomic_long_inc(&aws_switches);
-	pr_info("anon_workingset: policy %s, %ld shadows dropped\n",
-		aws_policy_name(new), atomic_long_read(&aws_last_sweep));
+	pr_info("anon_workingset: policy %s (%s), %ld shadows dropped\n",
+		new->name, new->description, atomic_long_read(&aws_last_sweep));
 	return 0;
 }
 
+/* Every policy, the global one in brackets, like THP's "enabled" file. */
 static int aws_policy_get(char *buffer, const struct kernel_param *kp)
 {
-	return sysfs_emit(buffer, "%s\n", aws_policy_name(READ_ONCE(aws_policy)));
+	unsigned int cur = aws_global, i;
+	int len = 0;
+
+	if (cur == AWS_NO_POLICY)
+		cur = aws_policy_index(aws_policy_default);
+	for (i = 0; i < aws_nr_policies; i++)
+		len += sysfs_emit_at(buffer, len, i == cur ? "%s[%s]" : "%s%s",
+				     i ? " " : "", aws_policies[i]->name);
+	len += sysfs_emit_at(buffer, len, "\n");
+	return len;
 }
 
 static const struct kernel_param_ops aws_policy_ops = {
@@ -54,7 +67,7 @@ static const struct kernel_param_ops aws_policy_ops = {
 };
 module_param_cb(policy, &aws_policy_ops, NULL, 0644);
 MODULE_PARM_DESC(policy,
-		 "anon LRU policy: stock, baseline, protect, detect or upstream (default detect)");
+		 "anon LRU policy of every cgroup without its own; reading lists them all, the running one in brackets");
 
 static int aws_ratio_set(const char *val, const struct kernel_param *kp)
 {

@@ -91,14 +91,18 @@ static void aws_reset(void)
 static int aws_show(struct seq_file *m, void *v)
 {
 	struct aws_counters sum;
+	unsigned int global;
 	int nid, i, log;
 
 	seq_puts(m, "version 1\n");
-	seq_printf(m, "policy %s\n", aws_policy_name(READ_ONCE(aws_policy)));
+	global = READ_ONCE(aws_global);
+	seq_printf(m, "policy %s\n", global < aws_nr_policies ?
+		   aws_policies[global]->name : "none");
 	if (READ_ONCE(aws_ratio) == AWS_RATIO_AUTO)
 		seq_puts(m, "ratio auto\n");
 	else
 		seq_printf(m, "ratio %u\n", READ_ONCE(aws_ratio));
+	seq_printf(m, "cgroups_with_settings %d\n", aws_cgroup_entries());
 	seq_printf(m, "hooks_live %d\n", anon_ws_classic_lru());
 	seq_printf(m, "eviction_bits %u\n", aws_layout.eviction_bits);
 	seq_printf(m, "bucket_order %u\n", aws_layout.bucket_order);

@@ -17,8 +17,10 @@ OUT=$AWS_BUILD/module-$VARIANT
 [ -f "$OBJ/Module.symvers" ] || die "$OBJ is not built (run: make kernel VARIANT=$VARIANT)"
 
 stage "module: build anon_workingset.ko + aws_smoke.ko ($VARIANT)"
-mkdir -p "$OUT/module" "$OUT/include" "$OUT/smoke"
+rm -rf "$OUT/module/policies"
+mkdir -p "$OUT/module/policies" "$OUT/include" "$OUT/smoke"
 cp -p "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$OUT/module/"
+cp -p "$AWS_TOP"/module/policies/*.c "$OUT/module/policies/"
 cp -p "$AWS_TOP"/include/*.h "$OUT/include/"
 cp -p "$AWS_TOP"/qemu/smoke-module/* "$OUT/smoke/"
 for m in module smoke; do

@@ -6,16 +6,18 @@
 # (qemu/guest/plans/experiment.sh); a second, small guest (128 MB), booted
 # alongside it, runs the global-pressure cells, which need a guest whose
 # whole memory is used.  The
-# raw data of both goes to results/<UTC timestamp>/, qemu/results.py turns
-# it into CSV, JSON, PNG and the terminal table, meta.json records the exact
-# command, kernel, package, module and git versions, and results/latest
-# points at the new directory.
+# raw data of both goes to build/results/<UTC timestamp>/ (never to a
+# tracked file), qemu/results.py turns it into the table of runs
+# (runs.csv), the summary, the PNGs and the terminal table, meta.json
+# records the exact command, kernel, package, module and git versions, and
+# build/results/latest points at the new directory.  docs/results.md says
+# which of its files to copy to results/ when a document cites the run.
 #
 # Fails (non-zero exit, message on stderr) if a guest run fails, if any
 # workload exits non-zero or reports verify_fail != 0, or if a cell of the
 # matrix has no data; in the last two cases the data is kept in
-# results/<timestamp>/ (marked by a FAILED file) but results/latest is not
-# moved.
+# build/results/<timestamp>/ (marked by a FAILED file) but
+# build/results/latest is not moved.
 #
 # For a quick look at part of the matrix, AWS_RUN_ARGS is appended to the
 # guest's arguments, e.g.
@@ -34,18 +36,13 @@ esac
 MEM=512M GMEM=128M CPUS=2 SWAP=1G
 NAME=experiment
 RUN=$AWS_BUILD/runs/$NAME
+RESULTS=$AWS_BUILD/results
 T0=$SECONDS
 START_UTC=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 TS=$(date -u +%Y%m%dT%H%M%SZ)
 ARGS="$PLAN${EXTRA:+,$EXTRA}"
 
-# Debian's python3 (python3-matplotlib is a Debian package); a python3 earlier
-# in PATH (pyenv, venv) usually cannot see it.
-PY=
-for p in /usr/bin/python3 python3; do
-	if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; break; fi
-done
-[ -n "$PY" ] || die "no python3 with matplotlib (run: make deps, for python3-matplotlib)"
+PY=$(aws_python) || die "no python3 with pandas and matplotlib (run: make deps)"
 
 # Snapshot what the guests boot -- kernel, rootfs, tools disk (workloads,
 # guest scripts, module) -- and the host scripts that boot them.  A make
@@ -143,11 +140,11 @@ sed 's/^/   /' "$GLOG"
 [ $grc = 0 ] || exit 1
 stage_done ""
 
-stage "results: results/$TS"
-OUT=$AWS_TOP/results/$TS
+stage "results: build/results/$TS"
+OUT=$RESULTS/$TS
 mkdir -p "$OUT"
 G=$AWS_BUILD/runs/$NAME-global/results
-for f in runs.tsv matrix.tsv results.txt; do
+for f in runs.tsv matrix.tsv; do
 	cat "$RUN/results/$f" "$G/$f" >"$OUT/$f"
 done
 cp "$RUN/results/guest-info.txt" "$OUT/guest-info.txt"
@@ -187,7 +184,7 @@ import json, os, sys
 e = os.environ
 meta = {
     "command": e["M_COMMAND"], "script": e["M_SCRIPT"], "plan": e["M_PLAN"],
-    "guest_args": e["M_ARGS"], "date_utc": e["M_DATE"], "results_dir": "results/" + e["M_TS"],
+    "guest_args": e["M_ARGS"], "date_utc": e["M_DATE"], "results_dir": "build/results/" + e["M_TS"],
     "guest_kernel": e["M_GUEST_UNAME"], "guest_kernel_build": e["M_GUEST_UNAME_V"],
     "kernel_package": e["M_PKG"], "patches": e["M_PATCHES"].split(),
     "git_commit": e["M_GIT"], "git_tracked_files_modified": int(e["M_GIT_DIRTY"]),
@@ -215,9 +212,9 @@ stage_done ""
 if [ $prc != 0 ]; then
 	echo "results.py exit status $prc" >"$OUT/FAILED"
 	echo "error: make run: the runs above failed or are incomplete; data kept in" \
-		"results/$TS/ (results/latest not moved); console: build/runs/$NAME/console.log" >&2
+		"build/results/$TS/ (build/results/latest not moved); console: build/runs/$NAME/console.log" >&2
 	exit 1
 fi
-ln -sfn "$TS" "$AWS_TOP/results/latest"
-echo "== make run: $((SECONDS - T0)) s wall; results/$TS (results/latest):" \
-	"table.txt, runs.csv/json, summary.csv/json, meta.json, *.png"
+ln -sfn "$TS" "$RESULTS/latest"
+echo "== make run: $((SECONDS - T0)) s wall; build/results/$TS (build/results/latest):" \
+	"table.txt, runs.csv, summary.csv, meta.json, *.png"

@@ -27,6 +27,17 @@ stage_done() {
 	printf '<< %s: %.1f s%s\n' "$AWS_STAGE" "$(echo "$t1 - $AWS_STAGE_T0" | bc)" "${1:+ ($1)}"
 }
 
+# aws_python: print a python3 that has Debian's python3-pandas and
+# python3-matplotlib (results.py needs both); a python3 earlier in PATH
+# (pyenv, venv) usually cannot see them.
+aws_python() {
+	local p
+	for p in /usr/bin/python3 python3; do
+		"$p" -c 'import pandas, matplotlib' 2>/dev/null && echo "$p" && return 0
+	done
+	return 1
+}
+
 # run_logged LOG CMD...: run CMD with all output in LOG; on failure show the
 # tail of LOG and fail.
 run_logged() {

@@ -1,533 +1,384 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Post-process one `make run` result directory.
+"""Turn one `make run` result directory into a table of runs, a summary and plots.
 
-usage: results.py DIR [--reps N]
+usage: results.py DIR [--ref P[,P...]]
 
-DIR holds what the guest plan qemu/guest/plans/experiment.sh wrote
-(runs.tsv, matrix.tsv, guest-info.txt, results.txt).  Writes into DIR:
+DIR holds what the guest plan qemu/guest/plans/experiment.sh wrote (runs.tsv,
+matrix.tsv, guest-info.txt), or a stored run's runs.csv.  Writes into DIR:
 
-  runs.csv, runs.json        every run, every field (raw)
-  summary.csv, summary.json  per cell x policy: n, median, min, max of the
-                             main metrics, and the median's change against
-                             the baseline, protect and nomod policies
-  swap.png                   swap-ins and swap-outs per policy, per workload
-  zipf.png                   zipf throughput vs alpha, per policy
-  metric.png                 each workload's own metric per policy
-  refault-dist.png           refault distance histogram per module policy
-  table.txt                  the terminal table
+  runs.csv          the record: one row per workload run (cell, policy, rep,
+                    the cell's command, every field the guest measured)
+  summary.csv       per cell x policy x metric: n, median, min, max, and per
+                    reference policy the change of the medians with its CI
+  table.txt         the table it prints
+  swap.png metric.png zipf.png refault-dist.png   plots of runs.csv
 
-Prints the table.  Exit status 1 if any run failed (non-zero exit, missing
-RESULT line, verify_fail != 0, policy setup error) or a cell x policy has
-fewer runs than the plan asked for; the reason is printed.
+The policies, and their order, are the ones in the data.  Each cell is
+compared against the reference policies of --ref that it ran (default
+baseline,protect,nomod: the seed's base, inactive-first placement and stock
+6.1), or against its first policy if it ran none of them.  CI: the exact
+distribution-free interval for the shift between two policies (Mann-Whitney
+/ Hodges-Lehmann, Hollander & Wolfe): the k-th smallest to k-th largest of
+the differences of every pair of runs, k the largest that keeps the level
+>= 95%, or k = 1 (the widest interval) when no k reaches 95%: with 3 runs
+against 3 that is from the smallest to the largest of the 9 differences, at
+90%.
+
+Exit status 1 if any run failed (non-zero exit, missing RESULT line,
+verify_fail != 0) or a cell x policy has fewer runs than planned.
+qemu/test-results.py tests it on canned data.
 """
-import csv
-import json
+import functools
 import math
 import os
-import statistics
 import sys
 
-POLICY_ORDER = ["nomod", "mglru", "baseline", "protect", "detect", "upstream"]
-# Workload-specific metric: (RESULT key, label, higher is better)
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
+import numpy as np
+import pandas as pd
+
+# Workload -> (RESULT field, label, higher is better)
 WORKLOAD_METRIC = {
     "thrash": ("res_hot2_majfaults", "hot2 majflt", False),
     "protect": ("res_hot_majfaults", "hot majflt", False),
     "zipf": ("res_records_per_sec", "records/s", True),
     "randw": ("res_writes_per_sec", "writes/s", True),
 }
-# Summarised for every cell: (field, short label)
-METRICS = [
-    ("vm_pswpin", "swap-in"),
-    ("vm_pswpout", "swap-out"),
-    ("vm_workingset_refault_anon", "refault"),
-    ("vm_workingset_activate_anon", "activate"),
-    ("vm_workingset_restore_anon", "restore"),
-    ("vm_pgactivate", "pgactivate"),
-    ("vm_pgdeactivate", "pgdeactivate"),
-    ("vm_pgmajfault", "pgmajfault"),
-    ("wall_s", "wall s"),
-    ("cg_peak", "memory.peak"),
-    ("ev_max", "memory.events max"),
-    ("ev_oom_kill", "oom_kill"),
-    ("aws_refaults", "module refaults"),
-    ("aws_activations", "module activations"),
-    ("aws_evictions", "module evictions"),
-]
-# (from, to) policy pairs whose median changes the table lists
-PAIRS = [("baseline", "detect"), ("protect", "detect"), ("baseline", "protect"),
-         ("nomod", "upstream"), ("nomod", "mglru"), ("baseline-r3", "baseline"),
-         ("protect", "protect-r1"), ("protect-r3", "protect-r1"), ("detect-r3", "detect")]
-HIST_KEYS = (["refault_dist_log2_m%d" % i for i in range(8, 0, -1)] +
-             ["refault_dist_log2_p%d" % i for i in range(0, 9)] +
-             ["refault_dist_log2_inf"])
+SUMMARISED = ["vm_pswpin", "vm_pswpout", "vm_workingset_refault_anon",
+              "vm_workingset_activate_anon", "vm_workingset_restore_anon", "vm_pgactivate",
+              "vm_pgdeactivate", "vm_pgmajfault", "wall_s", "cg_peak", "ev_max",
+              "ev_oom_kill", "aws_refaults", "aws_activations", "aws_evictions"]
+SHOWN = {"vm_pswpin": "swap-in", "vm_pswpout": "swap-out",
+         "vm_workingset_refault_anon": "refault", "vm_workingset_activate_anon": "activate"}
+CONF = 0.95
+KEYS = ["cell", "policy", "rep"]
 
 
-def num(v):
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return v
-    return int(f) if f.is_integer() and "." not in str(v) else f
-
-
-def policy_key(p):
-    base = p.split("-r")[0]
-    i = POLICY_ORDER.index(base) if base in POLICY_ORDER else len(POLICY_ORDER)
-    return (i, p)
-
-
-def workload_of(row):
-    return str(row.get("res_workload") or row["cell"].split("-")[0])
-
-
-def read_kv(path):
-    d = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition(" ")
-                if k:
-                    d[k] = v
-    return d
+# ---- the table of runs --------------------------------------------------------
+def tidy(df):
+    """Numbers as numbers: whole-valued columns as Int64, both when parsed and reread."""
+    for c in df.columns:
+        if df[c].dtype == object:
+            try:
+                df[c] = pd.to_numeric(df[c])
+            except (ValueError, TypeError):
+                continue
+        if df[c].dtype.kind in "if" and (df[c].dropna() % 1 == 0).all():
+            df[c] = df[c].astype("Int64")
+    return df
 
 
 def load(d):
-    runs = []
-    with open(os.path.join(d, "runs.tsv")) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            row = {}
-            for field in line.split("\t"):
-                k, _, v = field.partition("=")
-                row[k] = num(v)
-            runs.append(row)
-    matrix = []
-    with open(os.path.join(d, "matrix.tsv")) as f:
-        for line in f:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) >= 4:
-                matrix.append({"cell": parts[0], "limit": parts[1],
-                               "policies": parts[2].split(), "cmd": parts[3]})
-    return runs, matrix
+    """runs, expected policies per cell: from the guest's runs.tsv, else runs.csv."""
+    tsv, csv = os.path.join(d, "runs.tsv"), os.path.join(d, "runs.csv")
+    if not os.path.exists(tsv):
+        runs = tidy(pd.read_csv(csv))
+        return runs, runs.groupby("cell", sort=False)["policy"].unique().map(list).to_dict()
+    with open(tsv) as f:
+        runs = pd.DataFrame([dict(kv.split("=", 1) for kv in line.rstrip("\n").split("\t"))
+                             for line in f if line.strip()])
+    matrix = pd.read_csv(os.path.join(d, "matrix.tsv"), sep="\t", header=None,
+                         names=["cell", "limit", "policies", "cmd"], dtype=str)
+    runs = runs.merge(matrix[["cell", "cmd"]], on="cell", how="left", sort=False)
+    first = [c for c in ["cell", "policy", "rep", "limit", "boot", "cmd"] if c in runs]
+    runs = tidy(runs[first + [c for c in runs if c not in first]])
+    runs.to_csv(csv, index=False)
+    return runs, dict(zip(matrix.cell, matrix.policies.str.split()))
 
 
-def problems(runs, matrix, reps):
+def read_info(d):
+    info = {}
+    if os.path.exists(os.path.join(d, "guest-info.txt")):
+        with open(os.path.join(d, "guest-info.txt")) as f:
+            info = dict((line.rstrip("\n") + " ").split(" ", 1) for line in f if line.strip())
+    return {k: v.strip() for k, v in info.items()}
+
+
+def valid(runs):
+    """The runs that count: exit status 0, a RESULT line, every page verified."""
+    return runs[(runs.rc == 0) & (runs.get("res_verify_fail") == 0)]
+
+
+def problems(runs, expected, reps):
     errs = []
-    for r in runs:
-        tag = "%s/%s rep %s" % (r.get("cell"), r.get("policy"), r.get("rep"))
-        if r.get("rc") != 0:
-            errs.append("%s: exit status %s%s" % (
-                tag, r.get("rc"), " (%s)" % r["error"] if "error" in r else ""))
-        elif "res_workload" not in r:
+    for r in runs.itertuples():
+        tag = "%s/%s rep %s" % (r.cell, r.policy, r.rep)
+        if r.rc != 0:
+            errs.append("%s: exit status %s%s" % (tag, r.rc, " (%s)" % getattr(r, "error", "")
+                                                  if pd.notna(getattr(r, "error", None)) else ""))
+        elif pd.isna(getattr(r, "res_workload", None)):
             errs.append("%s: no RESULT line" % tag)
-        elif r.get("res_verify_fail") != 0:
-            errs.append("%s: verify_fail=%s" % (tag, r.get("res_verify_fail")))
-    for m in matrix:
-        for p in m["policies"]:
-            n = sum(1 for r in runs if r["cell"] == m["cell"] and
-                    r["policy"] == p and r.get("rc") == 0)
-            if n == 0:
-                errs.append("%s/%s: no data" % (m["cell"], p))
-            elif reps and n < reps:
-                errs.append("%s/%s: %d of %d runs" % (m["cell"], p, n, reps))
+        elif r.res_verify_fail != 0:
+            errs.append("%s: verify_fail=%s" % (tag, r.res_verify_fail))
+    n = valid(runs).groupby(["cell", "policy"]).size()
+    for cell, pols in expected.items():
+        for p in pols:
+            k = n.get((cell, p), 0)
+            if k == 0 or (reps and k < reps):
+                errs.append("%s/%s: %s" % (cell, p, "no data" if k == 0 else "%d of %d runs" % (k, reps)))
     return errs
 
 
-def stats(vals):
-    vals = [v for v in vals if isinstance(v, (int, float))]
-    if not vals:
-        return None
-    return {"n": len(vals), "median": statistics.median(vals),
-            "min": min(vals), "max": max(vals)}
+# ---- statistics -----------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def mw_counts(m, n):
+    """How many of the C(m+n, m) orderings of two samples give U = 0 .. m*n."""
+    if m == 0 or n == 0:
+        return (1,)
+    out = [0] * (m * n + 1)
+    for u, c in enumerate(mw_counts(m, n - 1)):
+        out[u + m] += c
+    for u, c in enumerate(mw_counts(m - 1, n)):
+        out[u] += c
+    return tuple(out)
 
 
-def change(a, b):
-    """Relative change from a to b, in percent (None if undefined)."""
-    if a is None or b is None or a == 0:
-        return None
-    return 100.0 * (b - a) / a
+def shift_ci(x, y, conf=CONF):
+    """Exact distribution-free CI of the shift y - x: (lo, hi, level, Hodges-Lehmann)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if not len(x) or not len(y):
+        return (math.nan,) * 4
+    d = np.sort(np.subtract.outer(y, x).ravel())
+    cnt = np.cumsum(mw_counts(len(x), len(y))) / math.comb(len(x) + len(y), len(x))
+    k = 1  # [d_(k), d_(mn+1-k)] has level 1 - 2 P(U <= k-1)
+    while 2 * k < len(d) and 2 * cnt[k] <= 1 - conf:
+        k += 1
+    return d[k - 1], d[len(d) - k], 1 - 2 * cnt[k - 1], float(np.median(d))
 
 
-def summarise(runs, matrix):
-    summary = []
-    for m in matrix:
-        cell = m["cell"]
-        crs = [r for r in runs if r["cell"] == cell and r.get("rc") == 0]
-        if not crs:
-            continue
-        wl = workload_of(crs[0])
-        mkey, mlabel, better_up = WORKLOAD_METRIC.get(wl, ("wall_s", "wall s", False))
-        for p in m["policies"]:
-            prs = [r for r in crs if r["policy"] == p]
-            ent = {"cell": cell, "workload": wl, "policy": p, "limit": m["limit"],
-                   "cmd": m["cmd"], "metric": mkey, "metric_label": mlabel,
-                   "metric_higher_is_better": better_up, "n": len(prs), "stats": {}}
-            for key, _ in METRICS + [(mkey, mlabel)]:
-                s = stats([r.get(key) for r in prs])
-                if s:
-                    ent["stats"][key] = s
-            hist = {}
-            for k in HIST_KEYS:
-                s = stats([r.get("aws_" + k) for r in prs])
-                if s:
-                    hist[k] = s["median"]
-            if hist:
-                ent["refault_dist_median"] = hist
-            summary.append(ent)
-    # changes of the medians against reference policies of the same cell
-    idx = {(e["cell"], e["policy"]): e for e in summary}
-    for e in summary:
-        e["change_pct"] = {}
-        for ref in ("baseline", "protect", "nomod"):
-            r = idx.get((e["cell"], ref))
-            if not r or r is e:
-                continue
-            ch = {}
-            for key in ("vm_pswpin", "vm_pswpout", e["metric"]):
-                a = r["stats"].get(key, {}).get("median")
-                b = e["stats"].get(key, {}).get("median")
-                c = change(a, b)
-                if c is not None:
-                    ch[key] = round(c, 1)
-            e["change_pct"]["vs_" + ref] = ch
-    return summary
+def workloads(runs):
+    """Cell -> (workload, its metric, label, higher is better)."""
+    wl = runs.get("res_workload", pd.Series(index=runs.index, dtype=object))
+    wl = wl.fillna(runs.cell.str.split("-").str[0]).groupby(runs.cell, sort=False).first()
+    return {c: (w,) + WORKLOAD_METRIC.get(w, ("wall_s", "wall s", False)) for c, w in wl.items()}
 
 
+def long_table(runs):
+    """Successful runs, one row per run x metric: the summarised fields and the cell's own metric."""
+    ok = valid(runs).copy()
+    ok["metric_key"] = ok.cell.map({c: w[1] for c, w in workloads(runs).items()})
+    own = ok.assign(metric=ok.metric_key, value=ok.apply(lambda r: r[r.metric_key], axis=1))
+    lt = pd.concat([ok.melt(id_vars=KEYS + ["metric_key"], value_vars=[c for c in SUMMARISED if c in ok],
+                            var_name="metric"), own[KEYS + ["metric_key", "metric", "value"]]])
+    lt = lt.drop_duplicates(KEYS + ["metric"]).dropna(subset=["value"])
+    return lt.assign(value=lt.value.astype(float))
+
+
+def references(pols, refs):
+    return [r for r in refs if r in pols] or list(pols[:1])
+
+
+def summarise(runs, refs):
+    """Per cell x policy x metric: n, median, min, max; against each reference
+    policy of the cell: change of the medians, CI of the shift, its level."""
+    lt = long_table(runs)
+    order = {c: list(g.unique()) for c, g in valid(runs).groupby("cell", sort=False).policy}
+    g = lt.groupby(["cell", "policy", "metric"], sort=False).value
+    s = g.agg(n="count", median="median", min="min", max="max").reset_index()
+    vals = g.apply(list)
+    for ref in dict.fromkeys(r for pols in order.values() for r in references(pols, refs)):
+        def compare(r):
+            x = vals.get((r.cell, ref, r.metric))
+            if r.policy == ref or x is None or ref not in references(order[r.cell], refs):
+                return [math.nan] * 6
+            return [r.median - np.median(x), *shift_ci(x, vals[(r.cell, r.policy, r.metric)]), np.median(x)]
+        c = pd.DataFrame([compare(r) for r in s.itertuples()], index=s.index,
+                         columns=["diff", "lo", "hi", "ci_level", "hl", "base"])
+        base = c.pop("base").where(lambda b: b != 0)
+        for k in ("diff", "lo", "hi"):
+            s["vs_%s_%s" % (ref, k)] = c[k]
+            s["vs_%s_%s_pct" % (ref, k)] = (100 * c[k] / base).round(1)
+        s["vs_%s_ci_level" % ref], s["vs_%s_hl" % ref] = c.ci_level.round(4), c.hl
+    return s, order
+
+
+# ---- the terminal table -------------------------------------------------------------
 def fmt(v):
-    if v is None:
+    if v is None or pd.isna(v):
         return "-"
-    if isinstance(v, float) and not v.is_integer():
-        if abs(v) >= 10000:
-            return "%.1fk" % (v / 1000)
-        return "%.1f" % v if abs(v) >= 100 else "%.2f" % v
-    v = int(v)
-    if abs(v) >= 100000:
-        return "%.0fk" % (v / 1000)
-    if abs(v) >= 10000:
-        return "%.1fk" % (v / 1000)
-    return str(v)
+    v = float(v)
+    if not v.is_integer():
+        return "%.1fk" % (v / 1000) if abs(v) >= 10000 else "%.1f" % v if abs(v) >= 100 else "%.2f" % v
+    return "%.0fk" % (v / 1000) if abs(v) >= 100000 else "%.1fk" % (v / 1000) if abs(v) >= 10000 \
+        else str(int(v))
 
 
-def cellfmt(s):
-    if not s:
-        return "-"
-    return "%s (%s-%s)" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"]))
+def pct(v):
+    return "-" if pd.isna(v) else "%+.1f%%" % v
 
 
-def table(summary, info):
-    out = []
-    out.append("anon-workingset policy experiment: plan %s, %s reps, guest %s, "
-               "%s MB RAM, %s CPUs, page-cluster %s" % (
-                   info.get("plan"), info.get("reps"), info.get("uname_r"),
-                   int(info.get("memtotal_kb", 0)) // 1024, info.get("cpus"),
-                   info.get("page_cluster")))
-    out.append("each entry: median (min-max) over the runs; swap-in/out = "
-               "pswpin/pswpout deltas (pages), refault/activate = "
-               "workingset_{refault,activate}_anon")
-    cols = [("vm_pswpin", "swap-in"), ("vm_pswpout", "swap-out"),
-            ("vm_workingset_refault_anon", "refault"),
-            ("vm_workingset_activate_anon", "activate")]
-    cells = []
-    for e in summary:
-        if e["cell"] not in cells:
-            cells.append(e["cell"])
-    for cell in cells:
-        es = [e for e in summary if e["cell"] == cell]
-        es.sort(key=lambda e: policy_key(e["policy"]))
-        e0 = es[0]
-        out.append("")
-        out.append("%s  [memory.max %s]  %s" % (cell, e0["limit"], e0["cmd"]))
-        hdr = ["policy", "n"] + [c[1] for c in cols] + [e0["metric_label"], "swap-in vs base", "vs protect"]
-        rows = []
-        for e in es:
-            st = e["stats"]
-            vb = e["change_pct"].get("vs_baseline", {}).get("vm_pswpin")
-            vp = e["change_pct"].get("vs_protect", {}).get("vm_pswpin")
-            rows.append([e["policy"], str(e["n"])] +
-                        [cellfmt(st.get(k)) for k, _ in cols] +
-                        [cellfmt(st.get(e["metric"])),
-                         "-" if vb is None else "%+.1f%%" % vb,
-                         "-" if vp is None else "%+.1f%%" % vp])
-        w = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
-        line = lambda r: "  ".join(str(x).ljust(w[i]) if i == 0 else str(x).rjust(w[i])
-                                   for i, x in enumerate(r))
-        out.append(line(hdr))
-        for r in rows:
-            out.append(line(r))
-    out.append("")
-    out.append("changes of the medians (seed: base = v5.5 = baseline, patch = whole series = detect)")
-    hdr = ["cell", "from -> to", "swap-in", "swap-out", "metric"]
-    rows = []
-    idx = {(e["cell"], e["policy"]): e for e in summary}
-    for cell in cells:
-        for a, b in PAIRS:
-            ea, eb = idx.get((cell, a)), idx.get((cell, b))
-            if not ea or not eb:
-                continue
-            r = [cell, "%s -> %s" % (a, b)]
-            for key in ("vm_pswpin", "vm_pswpout"):
-                c = change(ea["stats"].get(key, {}).get("median"),
-                           eb["stats"].get(key, {}).get("median"))
-                r.append("-" if c is None else "%+.1f%%" % c)
-            ma = ea["stats"].get(ea["metric"], {}).get("median")
-            mb = eb["stats"].get(ea["metric"], {}).get("median")
-            c = change(ma, mb)
-            r.append("%s: %s -> %s%s" % (ea["metric_label"], fmt(ma), fmt(mb),
-                                         "" if c is None else " (%+.1f%%)" % c))
-            rows.append(r)
-    if not rows:
-        out.append("(no policy pairs to compare)")
-        return "\n".join(out)
-    w = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
-    for r in [hdr] + rows:
-        out.append("  ".join(str(x).ljust(w[i]) if i in (0, 1, 4) else str(x).rjust(w[i])
-                             for i, x in enumerate(r)).rstrip())
+def aligned(rows, left):
+    w = [max(len(str(x)) for x in col) for col in zip(*rows)]
+    return ["  ".join(str(x).ljust(w[i]) if i in left else str(x).rjust(w[i])
+                      for i, x in enumerate(r)).rstrip() for r in rows]
+
+
+def table(runs, s, order, refs, info):
+    out = ["anon-workingset policy experiment: plan %s, %s reps, guest %s, %s MB RAM, %s CPUs, "
+           "page-cluster %s" % (info.get("plan"), info.get("reps"), info.get("uname_r"),
+                                int(info.get("memtotal_kb", 0)) // 1024, info.get("cpus"),
+                                info.get("page_cluster")),
+           "each entry: median (min-max) over the runs; swap-in/out = pswpin/pswpout deltas (pages), "
+           "refault/activate = workingset_{refault,activate}_anon",
+           "below each cell: the change of the medians against its reference policies, in % of the "
+           "reference's median,",
+           "with the exact distribution-free confidence interval [CI] of the shift (Mann-Whitney / "
+           "Hodges-Lehmann, from",
+           "the differences of every pair of runs) at the level shown: the nearest >= %.0f%% the run "
+           "counts allow, else" % (100 * CONF),
+           "the widest there is; with 3 runs against 3 no CI reaches %.0f%%: it spans the smallest to "
+           "the largest of the" % (100 * CONF),
+           "9 differences, at 90%; a CI that excludes 0 says all 3 runs of one policy beat all 3 of "
+           "the other's"]
+    idx = s.set_index(["cell", "policy", "metric"])
+    first, wl = runs.groupby("cell", sort=False).first(), workloads(runs)
+    for cell, pols in order.items():
+        _, mkey, mlabel, _ = wl[cell]
+        rows = [["policy", "n"] + list(SHOWN.values()) + [mlabel]]
+        for p in pols:
+            stat = lambda k: "-" if (cell, p, k) not in idx.index else "%s (%s-%s)" % tuple(
+                fmt(idx.at[(cell, p, k), c]) for c in ("median", "min", "max"))
+            rows.append([p, str(idx.at[(cell, p, "vm_pswpin"), "n"])] + [stat(k) for k in [*SHOWN, mkey]])
+        changes = [["  change of the median", "swap-in % [CI]", "swap-out % [CI]", mlabel, "% [CI]", "level"]]
+        cref = references(pols, refs)
+        for i, ref in enumerate(cref):
+            for p in (p for p in pols if p != ref and p not in cref[:i]):
+                row, c = ["  %s -> %s" % (ref, p)], "vs_%s_" % ref
+                for k in ("vm_pswpin", "vm_pswpout", mkey):
+                    e = idx.loc[(cell, p, k)]
+                    if k == mkey:
+                        row.append("%s -> %s" % (fmt(idx.at[(cell, ref, k), "median"]), fmt(e["median"])))
+                    ci = "[%+.1f, %+.1f]" % (e[c + "lo_pct"], e[c + "hi_pct"]) if pd.notna(e[c + "lo_pct"]) \
+                        else "[%s, %s] (abs.)" % (fmt(e[c + "lo"]), fmt(e[c + "hi"]))
+                    row.append("%s %s" % (pct(e[c + "diff_pct"]), ci))
+                changes.append(row + ["%.0f%%" % (100 * e[c + "ci_level"])])
+        out += ["", "%s  [memory.max %s]  %s" % (cell, first.at[cell, "limit"], first.at[cell, "cmd"])]
+        out += aligned(rows, {0}) + aligned(changes, {0})
     return "\n".join(out)
 
 
-def write_csv(path, rows, keys):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-
-
-def flat_summary(summary):
-    rows = []
-    for e in summary:
-        for key, s in e["stats"].items():
-            rows.append({"cell": e["cell"], "workload": e["workload"], "policy": e["policy"],
-                         "limit": e["limit"], "metric": key, "n": s["n"],
-                         "median": s["median"], "min": s["min"], "max": s["max"],
-                         "change_vs_baseline_pct": e["change_pct"].get("vs_baseline", {}).get(key, ""),
-                         "change_vs_protect_pct": e["change_pct"].get("vs_protect", {}).get(key, ""),
-                         "change_vs_nomod_pct": e["change_pct"].get("vs_nomod", {}).get(key, "")})
-    return rows
-
-
-# ---- plots ------------------------------------------------------------------
-BASE_COLORS = {"nomod": "#444444", "mglru": "#9467bd", "baseline": "#1f77b4",
-               "protect": "#ff7f0e", "detect": "#2ca02c", "upstream": "#d62728"}
-
-
-def colors(policies):
-    """Stable colour per policy; ratio variants (-rN) are lighter shades."""
-    from matplotlib.colors import to_rgb
+# ---- plots -----------------------------------------------------------------------
+def colors(pols):
+    """One colour per policy base name in data order; ratio variants (-rN) lighter."""
+    bases = list(dict.fromkeys(p.split("-r")[0] for p in pols))
     out = {}
-    for p in policies:
-        base, _, var = p.partition("-r")
-        c = to_rgb(BASE_COLORS.get(base, "#17becf"))
-        if var:
-            f = 0.45 if var == "1" else 0.65
-            c = tuple(x + (1 - x) * f for x in c)
-        out[p] = c
+    for p in pols:
+        c = matplotlib.colors.to_rgb("C%d" % (bases.index(p.split("-r")[0]) % 10))
+        out[p] = tuple(x + (1 - x) * 0.55 for x in c) if "-r" in p else c
     return out
 
 
-def all_policies(summary):
-    return sorted({e["policy"] for e in summary}, key=policy_key)
+def grid(n, w=5.2, h=3.6):
+    ncol = min(3, n)
+    fig, axes = plt.subplots(math.ceil(n / ncol), ncol, figsize=(w * ncol, h * math.ceil(n / ncol)),
+                             squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    return fig, axes.flat
 
 
-def plot_swap(summary, path):
-    import matplotlib.pyplot as plt
-    cells = []
-    for e in summary:
-        if e["cell"] not in cells:
-            cells.append(e["cell"])
-    ncol = 3
-    nrow = math.ceil(len(cells) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 3.6 * nrow), squeeze=False)
-    for ax, cell in zip(axes.flat, cells):
-        es = sorted([e for e in summary if e["cell"] == cell], key=lambda e: policy_key(e["policy"]))
-        x = range(len(es))
-        for off, key, lab, col in ((-0.2, "vm_pswpin", "swap-in", "tab:blue"),
-                                   (0.2, "vm_pswpout", "swap-out", "tab:orange")):
-            med = [e["stats"].get(key, {}).get("median", 0) / 1000 for e in es]
-            lo = [m - e["stats"].get(key, {}).get("min", 0) / 1000 for m, e in zip(med, es)]
-            hi = [e["stats"].get(key, {}).get("max", 0) / 1000 - m for m, e in zip(med, es)]
-            ax.bar([i + off for i in x], med, 0.4, yerr=[lo, hi], capsize=2, label=lab, color=col)
-        ax.set_xticks(list(x))
-        ax.set_xticklabels([e["policy"] for e in es], rotation=35, ha="right", fontsize=8)
-        ax.set_title("%s (%s)" % (cell, es[0]["limit"]), fontsize=9)
+def save(fig, path, title):
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def bars(ax, s, cell, pols, keys, cmap=None):
+    """Median per policy, error bars from min to max; one bar group per key."""
+    w = 0.8 / len(keys)
+    for j, (k, lab) in enumerate(keys):
+        e = s[(s.cell == cell) & (s.metric == k)].set_index("policy").reindex(pols)
+        ax.bar(np.arange(len(pols)) + (j - (len(keys) - 1) / 2) * w, e["median"], w, label=lab,
+               yerr=[e["median"] - e["min"], e["max"] - e["median"]], capsize=2,
+               color=[cmap[p] for p in pols] if cmap else "C%d" % j)
+    ax.set_xticks(range(len(pols)))
+    ax.set_xticklabels(pols, rotation=35, ha="right", fontsize=8)
+    ax.tick_params(axis="y", labelsize=8)
+
+
+def plots(runs, s, order, d):
+    allpols = list(dict.fromkeys(p for ps in order.values() for p in ps))
+    cmap, first = colors(allpols), runs.groupby("cell", sort=False).first()
+    wl = workloads(runs)
+    k1000 = s.assign(**{c: s[c] / 1000 for c in ("median", "min", "max")})
+    fig, axes = grid(len(order))
+    for ax, (cell, pols) in zip(axes, order.items()):
+        bars(ax, k1000, cell, pols, [("vm_pswpin", "swap-in"), ("vm_pswpout", "swap-out")])
+        ax.set_title("%s (%s)" % (cell, first.at[cell, "limit"]), fontsize=9)
         ax.set_ylabel("thousand pages", fontsize=8)
-        ax.tick_params(axis="y", labelsize=8)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(cells):]:
-        ax.axis("off")
-    fig.suptitle("swap-ins and swap-outs per run (median, bars = min-max)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    save(fig, os.path.join(d, "swap.png"), "swap-ins and swap-outs per run (median, bars = min-max)")
+    cells = [c for c in order if wl[c][0] != "zipf"]
+    if cells:
+        fig, axes = grid(len(cells))
+        for ax, cell in zip(axes, cells):
+            _, key, label, up = wl[cell]
+            bars(ax, s, cell, order[cell], [(key, label)], cmap)
+            ax.set_title("%s: %s (%s is better)" % (cell, label, "higher" if up else "lower"), fontsize=9)
+        save(fig, os.path.join(d, "metric.png"), "workload metric per policy (median, bars = min-max)")
+    z = s[(s.metric == "res_records_per_sec") & s.cell.str.match(r"zipf-t\d+-a")]
+    if len(z):
+        z = z.assign(threads=z.cell.str.extract(r"-t(\d+)-")[0].astype(int),
+                     alpha=z.cell.str.extract(r"-a([\d.]+)")[0].astype(float)).sort_values("alpha")
+        fig, axes = grid(z.threads.nunique(), 6.5, 4.5)
+        for ax, (t, zt) in zip(axes, z.groupby("threads")):
+            for p, e in sorted(zt.groupby("policy"), key=lambda pe: allpols.index(pe[0])):
+                ax.errorbar(e.alpha, e["median"], yerr=[e["median"] - e["min"], e["max"] - e["median"]],
+                            marker="o", capsize=2, label=p, color=cmap[p])
+            ax.set(xlabel="zipf alpha", ylabel="records per second", yscale="log",
+                   title="zipf at 2x memory.max, %d thread%s" % (t, "s" if t > 1 else ""))
+            ax.legend(fontsize=8)
+            ax.grid(alpha=0.3)
+        save(fig, os.path.join(d, "zipf.png"), "zipf throughput (median, bars = min-max)")
+    hk = sorted([c for c in runs if c.startswith("aws_refault_dist_log2_")], key=lambda c: (
+        math.inf if c.endswith("inf") else int(c.split("_")[-1][1:]) * (-1 if "_m" in c else 1)))
+    ok = valid(runs)[runs.cell.map(lambda c: wl[c][0] != "zipf")]
+    h = ok.groupby(["cell", "policy"], sort=False)[hk].median() if hk else pd.DataFrame()
+    h = h[h.sum(axis=1) > 0]
+    if len(h):
+        hcells = list(h.index.get_level_values(0).unique())
+        fig, axes = grid(len(hcells), 5.6, 3.8)
+        labels = [c.split("_")[-1].replace("m", "-").replace("p", "") for c in hk]
+        for ax, cell in zip(axes, hcells):
+            h.loc[cell].T.set_axis(labels).plot.bar(ax=ax, width=0.8, rot=0, fontsize=7,
+                                                    color=[cmap[p] for p in h.loc[cell].index])
+            ax.axvline(labels.index("0") + 0.5, color="grey", ls="--", lw=0.8)
+            ax.set_xlabel("log2(refault distance / workingset size); left of the dashed "
+                          "line = activated", fontsize=7)
+            ax.set_ylabel("refaults (median run)", fontsize=8)
+            ax.set_title(cell, fontsize=9)
+            ax.legend(fontsize=7)
+        save(fig, os.path.join(d, "refault-dist.png"), "refault distance histogram from /proc/anon_workingset")
 
 
-def plot_zipf(summary, path):
-    import matplotlib.pyplot as plt
-    zs = [e for e in summary if e["workload"] == "zipf"]
-    if not zs:
-        return False
-    threads = sorted({int(e["cell"].split("-t")[1].split("-")[0]) for e in zs})
-    fig, axes = plt.subplots(1, len(threads), figsize=(6.5 * len(threads), 4.5), squeeze=False)
-    cmap = colors(all_policies(summary))
-    for ax, t in zip(axes.flat, threads):
-        te = [e for e in zs if e["cell"].startswith("zipf-t%d-" % t)]
-        for p in sorted({e["policy"] for e in te}, key=policy_key):
-            pe = sorted([e for e in te if e["policy"] == p],
-                        key=lambda e: float(e["cell"].split("-a")[1]))
-            xs = [float(e["cell"].split("-a")[1]) for e in pe]
-            st = [e["stats"].get("res_records_per_sec", {}) for e in pe]
-            med = [s.get("median", 0) for s in st]
-            err = [[m - s.get("min", m) for m, s in zip(med, st)],
-                   [s.get("max", m) - m for m, s in zip(med, st)]]
-            ax.errorbar(xs, med, yerr=err, marker="o", capsize=2, label=p, color=cmap[p])
-        ax.set_xlabel("zipf alpha")
-        ax.set_ylabel("records per second")
-        ax.set_yscale("log")
-        ax.set_title("zipf at 2x memory.max, %d thread%s" % (t, "s" if t > 1 else ""))
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return True
-
-
-def plot_metric(summary, path):
-    import matplotlib.pyplot as plt
-    cells = []
-    for e in summary:
-        if e["workload"] != "zipf" and e["cell"] not in cells:
-            cells.append(e["cell"])
-    if not cells:
-        return False
-    ncol = min(3, len(cells))
-    nrow = math.ceil(len(cells) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(5.2 * ncol, 3.6 * nrow), squeeze=False)
-    cmap = colors(all_policies(summary))
-    for ax, cell in zip(axes.flat, cells):
-        es = sorted([e for e in summary if e["cell"] == cell], key=lambda e: policy_key(e["policy"]))
-        st = [e["stats"].get(e["metric"], {}) for e in es]
-        med = [s.get("median", 0) for s in st]
-        err = [[m - s.get("min", m) for m, s in zip(med, st)],
-               [s.get("max", m) - m for m, s in zip(med, st)]]
-        ax.bar(range(len(es)), med, yerr=err, capsize=2,
-               color=[cmap[e["policy"]] for e in es])
-        ax.set_xticks(range(len(es)))
-        ax.set_xticklabels([e["policy"] for e in es], rotation=35, ha="right", fontsize=8)
-        ax.set_title("%s: %s (%s)" % (cell, es[0]["metric_label"],
-                                     "higher is better" if es[0]["metric_higher_is_better"]
-                                     else "lower is better"), fontsize=9)
-        ax.tick_params(axis="y", labelsize=8)
-    for ax in list(axes.flat)[len(cells):]:
-        ax.axis("off")
-    fig.suptitle("workload metric per policy (median, bars = min-max)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return True
-
-
-def plot_hist(summary, path):
-    import matplotlib.pyplot as plt
-    cells = []
-    for e in summary:
-        if e.get("refault_dist_median") and sum(e["refault_dist_median"].values()) > 0 \
-                and e["workload"] != "zipf" and e["cell"] not in cells:
-            cells.append(e["cell"])
-    if not cells:
-        return False
-    ncol = min(3, len(cells))
-    nrow = math.ceil(len(cells) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(5.6 * ncol, 3.8 * nrow), squeeze=False)
-    cmap = colors(all_policies(summary))
-    labels = [k.replace("refault_dist_log2_", "").replace("m", "-").replace("p", "")
-              for k in HIST_KEYS]
-    for ax, cell in zip(axes.flat, cells):
-        es = sorted([e for e in summary if e["cell"] == cell and e.get("refault_dist_median")
-                     and sum(e["refault_dist_median"].values()) > 0],
-                    key=lambda e: policy_key(e["policy"]))
-        w = 0.8 / max(1, len(es))
-        for j, e in enumerate(es):
-            ys = [e["refault_dist_median"].get(k, 0) for k in HIST_KEYS]
-            ax.bar([i - 0.4 + w * (j + 0.5) for i in range(len(HIST_KEYS))], ys, w,
-                   label=e["policy"], color=cmap[e["policy"]])
-        ax.axvline(8.5, color="grey", ls="--", lw=0.8)
-        ax.set_xticks(range(len(HIST_KEYS)))
-        ax.set_xticklabels(labels, fontsize=7)
-        ax.set_xlabel("log2(refault distance / workingset size); left of the dashed "
-                      "line = activated", fontsize=7)
-        ax.set_ylabel("refaults (median run)", fontsize=8)
-        ax.set_title(cell, fontsize=9)
-        ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(cells):]:
-        ax.axis("off")
-    fig.suptitle("refault distance histogram from /proc/anon_workingset")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return True
-
-
-def main():
-    args = sys.argv[1:]
-    if not args or args[0] in ("-h", "--help"):
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return 2
-    d = args[0]
-    reps = None
-    if "--reps" in args:
-        reps = int(args[args.index("--reps") + 1])
-    info = read_kv(os.path.join(d, "guest-info.txt"))
-    if reps is None and info.get("reps", "").isdigit():
-        reps = int(info["reps"])
-    runs, matrix = load(d)
-    if not runs:
-        print("error: %s/runs.tsv has no runs" % d, file=sys.stderr)
+    d = argv[0]
+    refs = argv[argv.index("--ref") + 1].split(",") if "--ref" in argv else ["baseline", "protect", "nomod"]
+    info = read_info(d)
+    runs, expected = load(d)
+    if runs.empty:
+        print("error: %s has no runs" % d, file=sys.stderr)
         return 1
-
-    keys = []
-    for r in runs:
-        for k in r:
-            if k not in keys:
-                keys.append(k)
-    write_csv(os.path.join(d, "runs.csv"), runs, keys)
-    with open(os.path.join(d, "runs.json"), "w") as f:
-        json.dump(runs, f, indent=1)
-
-    summary = summarise(runs, matrix)
-    with open(os.path.join(d, "summary.json"), "w") as f:
-        json.dump({"guest": info, "matrix": matrix, "cells": summary}, f, indent=1)
-    write_csv(os.path.join(d, "summary.csv"), flat_summary(summary),
-              ["cell", "workload", "policy", "limit", "metric", "n", "median", "min", "max",
-               "change_vs_baseline_pct", "change_vs_protect_pct", "change_vs_nomod_pct"])
-
-    t = table(summary, info)
+    s, order = summarise(runs, refs)
+    s.to_csv(os.path.join(d, "summary.csv"), index=False)
+    t = table(runs, s, order, refs, info)
     with open(os.path.join(d, "table.txt"), "w") as f:
         f.write(t + "\n")
     print(t)
-
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        plot_swap(summary, os.path.join(d, "swap.png"))
-        plot_zipf(summary, os.path.join(d, "zipf.png"))
-        plot_metric(summary, os.path.join(d, "metric.png"))
-        plot_hist(summary, os.path.join(d, "refault-dist.png"))
-    except ImportError as e:
-        print("error: matplotlib missing (%s); install python3-matplotlib" % e, file=sys.stderr)
-        return 1
-
-    errs = problems(runs, matrix, reps)
+    plots(runs, s, order, d)
+    errs = problems(runs, expected, int(info["reps"]) if info.get("reps", "").isdigit() else None)
     if errs:
         print("\nerror: %d problem(s) in the runs:" % len(errs), file=sys.stderr)
-        for e in errs[:40]:
-            print("   " + e, file=sys.stderr)
-        return 1
-    return 0
+        print("\n".join("   " + e for e in errs[:40]), file=sys.stderr)
+    return 1 if errs else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -5,22 +5,23 @@
 # 280 MiB of frames, cold 512 / hot-1 96 / hot-2 96 / slice 128 MiB) through
 # the two-list model with the module's policy code, plain LRU and Belady's
 # OPT; print each policy's faults and ratio to OPT, the replay speed, and
-# write CSV to results/sim/.  Both patterns run twice: with the model's
-# default (a fault leaves the page unreferenced) and with --fault-young
-# (x86 sets the accessed bit on the faulting access, so reclaim's first look
-# already sees a reference).  A 10-million-access zipf trace times OPT.
+# write CSV to build/sim/ (results/sim/ keeps the copy docs/results.md
+# cites).  Both patterns run twice: with the model's default (a fault
+# leaves the page unreferenced) and with --fault-young (x86 sets the
+# accessed bit on the faulting access, so reclaim's first look already sees
+# a reference).  A 10-million-access zipf trace times OPT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 SIM=$AWS_BUILD/userspace/aws-sim
 [ -x "$SIM" ] || die "$SIM missing (run: make userspace)"
-OUT=$AWS_TOP/results/sim
+OUT=$AWS_BUILD/sim
 mkdir -p "$OUT"
 for pattern in thrash protect; do
 	for young in "" --fault-young; do
-		csv=results/sim/$pattern${young:+-fault-young}.csv
-		echo "== $pattern, seed proportions ($SIM --pattern $pattern $young --csv $csv)"
-		"$SIM" --pattern "$pattern" $young --csv "$AWS_TOP/$csv" | sed -n '/^policy/,/^OPT/p;/^speed/p'
+		csv=$OUT/$pattern${young:+-fault-young}.csv
+		echo "== $pattern, seed proportions ($SIM --pattern $pattern $young --csv ${csv#"$AWS_TOP"/})"
+		"$SIM" --pattern "$pattern" $young --csv "$csv" | sed -n '/^policy/,/^OPT/p;/^speed/p'
 		echo
 	done
 done

@@ -25,7 +25,8 @@
 #
 # Every result is a KTAP line somewhere: build/logs/unit.ktap (unit tests,
 # the simulator's and the workloads' self-tests, the tests of the console
-# scanner, of check-style.sh and of the result count), build/logs/host.ktap
+# scanner, of check-style.sh, of the result count and of the results
+# analysis, qemu/results.py), build/logs/host.ktap
 # (host-side checks), build/runs/<run>/ktap.log
 # (guest suites).  Every KTAP document must emit exactly the cases its plan
 # line announces.  Exit status is non-zero if anything failed.
@@ -110,8 +111,8 @@ negative_check() {
 }
 rm -f "$AWS_LOGS"/run-*.rc "$AWS_LOGS"/run-*.log
 
-stage "unit tests: policy core, simulator and workloads self-tests, console scanner, style checker, result count"
-# Six KTAP documents, each checked against its own plan line.
+stage "unit tests: policy core, simulator and workloads self-tests, console scanner, style checker, result count, results analysis"
+# Seven KTAP documents, each checked against its own plan line.
 make -s --no-print-directory -C "$AWS_TOP/userspace/tests" O="$AWS_BUILD/userspace-tests" \
 	>"$AWS_LOGS/unit.ktap" 2>&1
 unit_rc=$?
@@ -122,7 +123,9 @@ make -s --no-print-directory -C "$AWS_TOP/userspace/workloads" O="$AWS_BUILD/use
 bash "$AWS_TOP/qemu/test-console-scan.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
 bash "$AWS_TOP/qemu/test-check-style.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
 bash "$AWS_TOP/qemu/test-ktap-count.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
-unit_out=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=6 "$AWS_LOGS/unit.ktap")
+# (no python3 with pandas: the traceback, and a KTAP document short, fail it)
+"$(aws_python || echo python3)" "$AWS_TOP/qemu/test-results.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || unit_rc=1
+unit_out=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=7 "$AWS_LOGS/unit.ktap")
 read -r up uf us < <(tail -n 1 <<<"$unit_out")
 [ $unit_rc = 0 ] || [ "$uf" != 0 ] || uf=1
 stage_done "$up passed, $uf failed"
@@ -137,8 +140,8 @@ stage_done
 stage "style: checkpatch --strict and sparse on our kernel C"
 # Everything the checks read: our kernel C, the patches, the checker script,
 # the kernel build (checkpatch.pl, sparse's view of the headers) and sparse.
-style_key=$(cat "$AWS_TOP"/module/* "$AWS_TOP"/include/*.h "$AWS_TOP"/qemu/smoke-module/* \
-	"$AWS_TOP"/patches/* "$AWS_TOP/qemu/check-style.sh" "$AWS_TOP/qemu/lib.sh" \
+style_key=$(cat "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$AWS_TOP"/module/policies/* \
+	"$AWS_TOP"/include/*.h "$AWS_TOP"/qemu/smoke-module/* "$AWS_TOP"/patches/* "$AWS_TOP/qemu/check-style.sh" "$AWS_TOP/qemu/lib.sh" \
 	"$AWS_BUILD/kernel-$VARIANT/.aws-built-key" 2>/dev/null | cat - <(sparse --version 2>&1) |
 	sha256sum | cut -c1-16)
 STYLE_KEY_FILE=$AWS_BUILD/style-$VARIANT.key

@@ -78,7 +78,20 @@ cg_stat() { awk -v k="$2" '$1 == k { print $2 }' "/sys/fs/cgroup/$1/memory.stat"
 mod_load() { lsmod | grep -q '^anon_workingset ' || insmod "$AWS_MOD" "$@"; }
 mod_unload() { ! lsmod | grep -q '^anon_workingset ' || rmmod anon_workingset; }
 set_policy() { echo "$1" >"$AWS_PARAMS/policy"; }
-get_policy() { cat "$AWS_PARAMS/policy"; }
+# The parameter lists every policy, the running one in brackets.
+get_policy() { sed -n 's/.*\[\([a-z0-9_]*\)\].*/\1/p' "$AWS_PARAMS/policy"; }
+# aws_policies: every policy the module offers, in the registry's order
+# (module/policies/registry.c): the only list there is.  Loads the module
+# for a moment if it is not loaded.
+aws_policies() {
+	if lsmod | grep -q '^anon_workingset '; then
+		tr -d '[]' <"$AWS_PARAMS/policy"
+	else
+		insmod "$AWS_MOD" || return 1
+		tr -d '[]' <"$AWS_PARAMS/policy"
+		rmmod anon_workingset
+	fi
+}
 
 # cg_run NAME LIMIT CMD...: run CMD in a fresh cgroup with memory.max=LIMIT
 # (swap unlimited), then remove the cgroup.

@@ -2,9 +2,21 @@
 /*
  * The two-list (active/inactive) anon LRU of 6.1 with MGLRU off, reduced
  * to what decides which page is evicted, and driven by the same policy
- * code the module runs (include/anon_ws_policy.h): aws_traits() says what
- * to do, shadows are packed/unpacked with the stock layout, refault
- * distance and workingset size come from the header.
+ * files the module runs (every file in module/policies/, written against
+ * include/aws_policy.h): each decision is asked of the policy's callback
+ * with the semantics of module/aws_hooks.c; shadows are packed/unpacked
+ * with the stock layout and refault distances computed by
+ * include/anon_ws_policy.h.
+ *
+ * A decision the policy declines (NULL callback) gets what stock 6.1
+ * does, which is what policies/upstream.c re-implements: new anon folios
+ * start inactive, every eviction leaves a shadow on the shared clock and
+ * its refault is judged by the upstream policy's refault rule,
+ * activations age the shared clock, no first-reference activation, no
+ * PG_workingset on swap-in, no activation of the faulted swap-in page,
+ * 6.1's inactive ratio. The stock policy declines everything, so it runs
+ * the upstream algorithm, except that it ignores --ratio as the module
+ * does (aws_policy_ratio()).
  *
  * Model (one lruvec, one node, one memcg, infinite swap, order-0 pages):
  *
@@ -12,23 +24,28 @@
  *    accessed bit). Nothing moves on a hit: like real anon memory, only
  *    reclaim looks at pages.
  *  - A miss allocates a frame. If none is free, reclaim frees exactly one
- *    (below). The page is inserted at the head of the active list if the
- *    policy starts new anon pages active (baseline), if it activates the
- *    faulting swap-in (baseline), or if its shadow's refault distance is
- *    within the workingset size (detect, upstream); else at the head of
- *    the inactive list.
+ *    (below). The page is inserted at the head of the active list if
+ *    new_anon() says so for a first touch, if swapin_mapped() says so for
+ *    a swap-in, or if its shadow's refault distance is judged within the
+ *    workingset size by refault(); else at the head of the inactive list.
+ *    Every swap-in is a swap-cache swap-in: swapin() may mark it
+ *    PG_workingset.
  *  - Reclaim first deactivates from the active tail to the inactive head
  *    while inactive * ratio < active (inactive_is_low(); deactivation
  *    clears the young bit and sets PG_workingset), then looks at the
  *    inactive tail, as folio_check_references() does for a singly mapped
  *    anon page:
- *      baseline: young -> activate (pre-5.9 PAGEREF_ACTIVATE);
- *      others:   young and PG_referenced -> activate;
- *                young only -> set PG_referenced, rotate to the head;
- *      any:      not young -> evict (PG_referenced is dropped; a shadow
- *                is written if the policy has anon shadows).
- *  - The policy's clock (if any) advances on every eviction and every
- *    activation (reclaim or refault), i.e. workingset_age_nonresident().
+ *      young and first_reference() -> activate (pre-5.9 PAGEREF_ACTIVATE);
+ *      young and PG_referenced -> activate;
+ *      young only -> set PG_referenced, rotate to the head;
+ *      not young -> evict (PG_referenced is dropped; evict() says whether
+ *                   a shadow is written, stamped with the policy's clock).
+ *  - Clocks (workingset_age_nonresident()): an eviction ages the clock
+ *    its shadow would carry (the policy's, or the shared one when evict
+ *    is declined); a reclaim activation ages the shared clock if age is
+ *    declined, else the policy's clock if age() says so; a refault
+ *    activation ages the clock its shadow was stamped with. The shared
+ *    and the anon clock are kept apart, as in the module.
  *
  *  - Optionally (--refault-deactivate), the seed's and 6.1's
  *    prepare_scan_count() rule: if refaults were activated during the
@@ -38,11 +55,9 @@
  *    default: without it only the ratio moves pages off the active list.
  *
  * Not modelled: kswapd watermarks and batching beyond the above,
- * readahead, file LRU dynamics (--file-pages is a static page cache that
- * only enters the upstream workingset size).
- * With no file pages, upstream (shared clock, 6.1 rule) and detect
- * (anon clock, active-anon rule) see the same clock and the same size;
- * stock 6.1 runs the upstream algorithm.
+ * readahead, file LRU dynamics (--file-mb is a static page cache that
+ * only enters the sizes a refault decision sees, so file_workingset() is
+ * never asked), large folios.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +98,8 @@ struct pnode {
 #define TAIL_AHEAD		8	/* list nodes */
 
 struct lru2 {
-	const struct aws_policy_traits *t;
+	const struct aws_policy *pol;
+	void *state;			/* the policy's, for the one lruvec */
 	struct aws_shadow_layout layout;
 	struct pnode *pg;		/* npages + NR_L list heads */
 	uint32_t head[NR_L];		/* ids of the list heads */
@@ -92,7 +108,7 @@ struct lru2 {
 	unsigned int pf_dist[NR_L];
 	unsigned long nr[NR_L];
 	unsigned long resident, frames;
-	unsigned long clock;
+	unsigned long clock[AWS_CLOCK_SHARED + 1]; /* by enum aws_clock */
 	unsigned int ratio_param;
 	unsigned long ratio_cache_gb, ratio_cache;
 	struct aws_lru_sizes file;	/* static file part of the sizes */
@@ -191,20 +207,49 @@ static inline bool inactive_is_low(struct lru2 *m)
 	unsigned long gb = (inactive + active) >> (30 - 12);
 
 	if (gb != m->ratio_cache_gb) {
-		unsigned long stock = gb ? isqrt(10 * gb) : 1;
-
-		m->ratio_cache = aws_policy_inactive_ratio(m->t, m->ratio_param,
-							   stock);
+		m->ratio_cache = gb ? isqrt(10 * gb) : 1;	/* 6.1's */
 		m->ratio_cache_gb = gb;
 	}
-	return inactive * m->ratio_cache < active;
+	/* asked every time, as the module does: a policy may adapt it */
+	return inactive * aws_policy_ratio(m->pol, m->ratio_param,
+					   m->ratio_cache, m->state) < active;
 }
 
-/* workingset_age_nonresident(), if the policy has a clock */
-static inline void age_clock(struct lru2 *m)
+/* workingset_age_nonresident() on @clock (nothing for AWS_CLOCK_NONE) */
+static inline void age_clock(struct lru2 *m, enum aws_clock clock)
 {
-	if (m->t->clock != AWS_CLOCK_NONE)
-		m->clock++;
+	if (clock != AWS_CLOCK_NONE)
+		m->clock[clock]++;
+}
+
+/* What a decision sees of a page: an order-0 anon folio. */
+static inline struct aws_folio describe(uint8_t flags)
+{
+	struct aws_folio f = {
+		.nr_pages = 1,
+		.swapbacked = true,
+		.workingset = flags & F_WS,
+	};
+
+	return f;
+}
+
+/*
+ * Ask @decide about a page with @flags. NULL declines, which for the
+ * decisions asked this way (new_anon, swapin, swapin_mapped,
+ * first_reference) is what stock 6.1 does: no.
+ */
+static inline bool ask(struct lru2 *m,
+		       enum aws_decision (*decide)(const struct aws_folio *,
+						   void *),
+		       uint8_t flags)
+{
+	struct aws_folio f;
+
+	if (!decide)
+		return false;
+	f = describe(flags);
+	return decide(&f, m->state) == AWS_YES;
 }
 
 /* shrink_active_list() for one anon page: everything is deactivated. */
@@ -234,6 +279,8 @@ static void refault_kick(struct lru2 *m)
 static void evict(struct lru2 *m, uint32_t p)
 {
 	uint8_t f = m->pg[p].flags;
+	enum aws_clock clock;
+	bool shadow;
 
 	list_del_page(m, p);
 	m->nr[L_INACTIVE]--;
@@ -242,10 +289,22 @@ static void evict(struct lru2 *m, uint32_t p)
 	tail_taken(m, L_INACTIVE);
 	m->st->evictions++;
 
-	if (m->t->anon_shadows) {
-		/* workingset_eviction(): stamp first, then age */
+	/*
+	 * aws_evict(): declined, stock workingset_eviction() stamps the
+	 * shared clock; else the policy's clock if evict() asks for a shadow.
+	 * Either way the eviction ages that clock.
+	 */
+	if (!m->pol->evict) {
+		clock = AWS_CLOCK_SHARED;
+		shadow = true;
+	} else {
+		clock = m->pol->clock;
+		shadow = ask(m, m->pol->evict, f) && clock != AWS_CLOCK_NONE;
+	}
+	if (shadow) {
+		/* stamp first, then age */
 		struct aws_shadow s = {
-			.eviction = m->clock,
+			.eviction = m->clock[clock],
 			.memcgid = 1,		/* root memcg */
 			.nid = 0,
 			.workingset = f & F_WS,
@@ -253,10 +312,10 @@ static void evict(struct lru2 *m, uint32_t p)
 
 		/* stored like xa_mk_value(): tagged, never 0 */
 		m->pg[p].u.shadow = (aws_pack_shadow(&m->layout, &s) << 1) | 1;
-		age_clock(m);
 	} else {
 		m->pg[p].u.shadow = 0;
 	}
+	age_clock(m, clock);
 
 	/* end of a reclaim cycle: did refaults activate pages during it? */
 	if (m->refault_kick && ++m->cycle_evictions == SWAP_CLUSTER_MAX) {
@@ -272,14 +331,19 @@ static void activate(struct lru2 *m, uint32_t p, uint8_t f)
 	move_page(m, p, L_INACTIVE, L_ACTIVE);
 	tail_taken(m, L_INACTIVE);
 	m->st->reclaim_activations++;
-	age_clock(m);
+	/*
+	 * aws_age(): declined, stock ages the shared clock; else age() says
+	 * whether the policy's clock is aged.
+	 */
+	if (!m->pol->age)
+		age_clock(m, AWS_CLOCK_SHARED);
+	else if (ask(m, m->pol->age, f | F_ACTIVE))
+		age_clock(m, m->pol->clock);
 }
 
 /* Free one frame: shrink_lruvec() reduced to a single page. */
 static void reclaim_one(struct lru2 *m)
 {
-	bool one_look = m->t->ref_activate_swapbacked;
-
 	for (;;) {
 		uint32_t p;
 		uint8_t f;
@@ -298,7 +362,7 @@ static void reclaim_one(struct lru2 *m)
 		referenced = f & F_REF;
 		f &= ~(F_YOUNG | F_REF);
 
-		if (young && one_look) {
+		if (young && ask(m, m->pol->first_reference, f)) {
 			activate(m, p, f);		/* pre-5.9 */
 		} else if (young && referenced) {
 			activate(m, p, f | F_REF);	/* second look */
@@ -316,29 +380,35 @@ static void reclaim_one(struct lru2 *m)
 }
 
 /*
- * Swap-in with a shadow: workingset_refault() with the policy's clock and
- * workingset rule.
+ * Swap-in with a shadow, judged by @judge on @clock: aws_refault() for a
+ * policy's shadow, workingset_refault() for stock's. An activation ages
+ * the clock the shadow was stamped with.
  */
-static void refault(struct lru2 *m, unsigned long shadow, bool *active,
+static void refault(struct lru2 *m, unsigned long shadow,
+		    enum aws_decision (*judge)(struct aws_refault *, void *),
+		    void *state, enum aws_clock clock, bool *active,
 		    uint8_t *nf)
 {
-	struct aws_lru_sizes sz = m->file;
+	struct aws_refault rf = { .nr_pages = 1 };
 	struct aws_shadow s;
-	unsigned long dist, ws;
+	bool activate;
 
 	aws_unpack_shadow(&m->layout, shadow >> 1, &s);
-	dist = aws_refault_distance(&m->layout, m->clock, s.eviction);
-	sz.active_anon = m->nr[L_ACTIVE];
-	sz.inactive_anon = m->nr[L_INACTIVE];
-	ws = aws_workingset_size(m->t->ws_rule, &sz);
+	rf.distance = aws_refault_distance(&m->layout, m->clock[clock],
+					   s.eviction);
+	rf.workingset = s.workingset;
+	rf.sizes = m->file;
+	rf.sizes.active_anon = m->nr[L_ACTIVE];
+	rf.sizes.inactive_anon = m->nr[L_INACTIVE];
+	activate = judge(&rf, state) == AWS_YES;
 
 	m->st->refaults++;
-	m->st->hist[aws_hist_bucket(dist, ws)]++;
-	if (!aws_should_activate(dist, ws))
+	m->st->hist[aws_hist_bucket(rf.distance, rf.workingset_size)]++;
+	if (!activate)
 		return;
 
 	*active = true;
-	age_clock(m);
+	age_clock(m, clock);
 	m->st->refault_activations++;
 	if (s.workingset) {
 		/* the page was active before: a restore (PSI memstall) */
@@ -348,10 +418,19 @@ static void refault(struct lru2 *m, unsigned long shadow, bool *active,
 	}
 }
 
+/*
+ * Stock 6.1's refault rule, for the shadows of a policy that declines
+ * evict: policies/upstream.c re-implements it (include/aws_policy.h).
+ */
+static enum aws_decision stock_refault(struct aws_refault *r, void *state)
+{
+	return aws_policy_upstream.refault(r, state);
+}
+
 /* A miss: allocate a frame, decide the list, insert. */
 static void fault(struct lru2 *m, uint32_t p)
 {
-	const struct aws_policy_traits *t = m->t;
+	const struct aws_policy *pol = m->pol;
 	bool swapin = m->pg[p].flags & F_SEEN;
 	uint8_t nf = F_RESIDENT | F_SEEN;
 	bool active;
@@ -361,18 +440,27 @@ static void fault(struct lru2 *m, uint32_t p)
 		reclaim_one(m);
 
 	if (!swapin) {
-		active = t->new_anon_active;
+		active = ask(m, pol->new_anon, 0);
 	} else {
 		unsigned long shadow = m->pg[p].u.shadow;
 
 		m->st->swapins++;
-		active = t->activate_on_swapin_fault;
-		if (t->swapin_workingset) {
+		active = false;
+		/* aws_swapin(): every swap-in here goes through the cache */
+		if (ask(m, pol->swapin, 0)) {
 			nf |= F_WS;
 			m->st->psi_swapins++;
 		}
-		if (t->anon_shadows && shadow)
-			refault(m, shadow, &active, &nf);
+		/* stock stamped the shadows, stock judges them */
+		if (shadow && !pol->evict)
+			refault(m, shadow, stock_refault, NULL,
+				AWS_CLOCK_SHARED, &active, &nf);
+		else if (shadow && pol->refault)
+			refault(m, shadow, pol->refault, m->state, pol->clock,
+				&active, &nf);
+		/* aws_swapin_mapped(): the faulted page once mapped */
+		if (ask(m, pol->swapin_mapped, nf))
+			active = true;
 	}
 
 	/* the folio takes the shadow's place */
@@ -389,7 +477,7 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 {
 	const unsigned int value_bits = 8 * sizeof(long) - 1;
 	uint8_t young_on_fault = prm->fault_young ? F_YOUNG : 0;
-	enum aws_policy pol = prm->policy;
+	const struct aws_policy *pol = prm->policy;
 	struct lru2 m = { 0 };
 	unsigned int bo;
 	double t0;
@@ -397,12 +485,9 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 	int l;
 
 	memset(st, 0, sizeof(*st));
-	if (!prm->frames)
+	if (!prm->frames || !pol)
 		return -1;
-	/* stock 6.1 *is* the upstream algorithm; the module hooks decline */
-	if (pol == AWS_POLICY_STOCK)
-		pol = AWS_POLICY_UPSTREAM;
-	m.t = aws_traits(pol);
+	m.pol = pol;
 
 	/*
 	 * Debian amd64 layout (10 node bits, 16 memcg bits); bucket_order
@@ -417,9 +502,19 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 		return -1;
 	st->bucket_order = bo;
 
+	/* the policy's private state: one lruvec */
+	if (pol->state_size) {
+		m.state = calloc(1, pol->state_size);
+		if (!m.state)
+			return -1;
+		if (pol->state_init)
+			pol->state_init(m.state);
+	}
 	m.pg = calloc((size_t)tr->npages + NR_L, sizeof(*m.pg));
-	if (!m.pg)
+	if (!m.pg) {
+		free(m.state);
 		return -1;
+	}
 	for (l = 0; l < NR_L; l++) {
 		uint32_t h = tr->npages + (uint32_t)l;
 
@@ -429,7 +524,8 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 	}
 	m.npages = tr->npages;
 	m.frames = prm->frames;
-	m.clock = prm->clock_start;
+	m.clock[AWS_CLOCK_ANON] = prm->clock_start;
+	m.clock[AWS_CLOCK_SHARED] = prm->clock_start;
 	m.ratio_param = prm->ratio;
 	m.ratio_cache_gb = ~0UL;
 	m.file.active_file = prm->file_pages / 2;
@@ -465,5 +561,6 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 	st->accesses = tr->len;
 
 	free(m.pg);
+	free(m.state);
 	return 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aws-sim - replay a page-access trace through the anon LRU policies of
- * include/anon_ws_policy.h, plain LRU and Belady's OPT.
+ * module/policies/ (the registry, include/aws_policy.h), plain LRU and
+ * Belady's OPT.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -43,45 +44,84 @@ static void usage(FILE *f)
 "  --frames N         frames in pages (default 280 MiB / 4 KiB x scale)\n"
 "  --frames-mb MB     frames in MiB (x scale)\n"
 "  --ratio auto|N     inactive:active ratio parameter (default 1, seed 1:1)\n"
-"  --policies LIST    comma list of stock,baseline,protect,detect,upstream,\n"
-"                     lru,opt (default baseline,protect,detect,upstream,\n"
-"                     lru,opt)\n"
+"  --policies LIST    comma list of policy names (see --list), lru, opt\n"
+"                     (default: every policy but stock, in registry\n"
+"                     order, then lru,opt)\n"
 "  --fault-young      the faulting access leaves the PTE young\n"
 "  --refault-deactivate  age the active list after refault activations\n"
 "                     (prepare_scan_count(); off: ratio only)\n"
 "  --bucket-order N   force the shadow bucket_order (default: derived)\n"
 "  --clock-start N    initial clock value (test wrap-around)\n"
-"  --file-mb MB       static page cache: taken from frames, counted by the\n"
-"                     upstream workingset rule (default 0)\n"
+"  --file-mb MB       static page cache: taken from frames, seen by the\n"
+"                     refault rules that count file pages (default 0)\n"
 "output:\n"
 "  --csv FILE         write one CSV row per policy\n"
 "  --hist             print refault distance histograms\n"
 "  --save FILE        write the trace (binary, or text if FILE ends .txt)\n"
-"  --selftest         run the built-in self tests and exit\n");
+"  --selftest         run the built-in self tests and exit\n"
+"  --list             print every policy name, one per line, and exit\n");
 }
 
 struct run {
 	const char *name;
 	int kind;		/* 0: two-list policy, 1: LRU, 2: OPT */
-	enum aws_policy policy;
+	const struct aws_policy *policy;
 	struct sim_stats st;
 	double extra_seconds;	/* OPT: next-use precomputation */
 };
 
 enum { K_LRU2, K_LRU, K_OPT };
 
-static int parse_policies(const char *list, struct run *runs, int max)
+static void add_policy(struct run *r, const struct aws_policy *p)
 {
-	char buf[256], *tok, *save = NULL;
+	r->name = p->name;
+	r->kind = K_LRU2;
+	r->policy = p;
+}
+
+/* No --policies: every registry policy but stock, then LRU and OPT. */
+static int default_policies(struct run *runs, int max)
+{
+	unsigned int i;
 	int n = 0;
 
+	for (i = 0; i < aws_nr_policies; i++) {
+		if (aws_policy_is_stock(aws_policies[i]))
+			continue;	/* runs upstream's rules, see below */
+		if (n == max)
+			return -1;
+		memset(&runs[n], 0, sizeof(runs[n]));
+		add_policy(&runs[n++], aws_policies[i]);
+	}
+	if (n + 2 > max)
+		return -1;
+	memset(&runs[n], 0, 2 * sizeof(runs[n]));
+	runs[n].name = "LRU";
+	runs[n++].kind = K_LRU;
+	runs[n].name = "OPT";
+	runs[n++].kind = K_OPT;
+	return n;
+}
+
+static int parse_policies(const char *list, struct run *runs, int max)
+{
+	char buf[1024], *tok, *save = NULL;
+	int n = 0;
+
+	if (!list)
+		return default_policies(runs, max);
+	if (strlen(list) >= sizeof(buf))
+		return -1;
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		enum aws_policy p;
+		const struct aws_policy *p;
 
-		if (n == max)
+		if (n == max) {
+			fprintf(stderr, "aws-sim: more than %d policies\n",
+				max);
 			return -1;
+		}
 		memset(&runs[n], 0, sizeof(runs[n]));
 		if (!strcmp(tok, "lru")) {
 			runs[n].name = "LRU";
@@ -89,10 +129,8 @@ static int parse_policies(const char *list, struct run *runs, int max)
 		} else if (!strcmp(tok, "opt")) {
 			runs[n].name = "OPT";
 			runs[n].kind = K_OPT;
-		} else if (!aws_policy_parse(tok, strlen(tok), &p)) {
-			runs[n].name = aws_policy_name(p);
-			runs[n].kind = K_LRU2;
-			runs[n].policy = p;
+		} else if ((p = aws_policy_find(tok, strlen(tok)))) {
+			add_policy(&runs[n], p);
 		} else {
 			fprintf(stderr, "aws-sim: unknown policy \"%s\"\n", tok);
 			return -1;
@@ -152,18 +190,19 @@ int main(int argc, char **argv)
 		{ "hist", no_argument, NULL, 'H' },
 		{ "save", required_argument, NULL, 'o' },
 		{ "selftest", no_argument, NULL, 'T' },
+		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pattern = "thrash", *trace_file = NULL, *csv = NULL;
 	const char *save = NULL, *ratio_str = "1";
-	const char *policies = "baseline,protect,detect,upstream,lru,opt";
+	const char *policies = NULL;	/* default_policies() */
 	struct gen_params g;
 	struct lru2_params lp = { .bucket_order = -1 };
 	double frames_mb = 280, file_mb = 0;
 	unsigned long frames = 0;
 	bool hist = false, have_stock = false;
-	struct run runs[16];
+	struct run runs[64];
 	const struct run *opt = NULL;
 	struct trace tr;
 	double lru2_sec = 0, t0;
@@ -239,6 +278,10 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			return sim_selftest() ? 1 : 0;
+		case 'L':
+			for (i = 0; i < (int)aws_nr_policies; i++)
+				printf("%s\n", aws_policies[i]->name);
+			return 0;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -266,7 +309,7 @@ int main(int argc, char **argv)
 	if (!g.zipf_pages)
 		g.zipf_pages = 2 * frames;
 
-	nruns = parse_policies(policies, runs, 16);
+	nruns = parse_policies(policies, runs, (int)ARRAY_SIZE(runs));
 	if (nruns <= 0)
 		return 2;
 
@@ -297,7 +340,7 @@ int main(int argc, char **argv)
 			ret = lru2_run(&tr, &lp, &r->st);
 			lru2_sec += r->st.seconds;
 			lru2_acc += r->st.accesses;
-			have_stock |= r->policy == AWS_POLICY_STOCK;
+			have_stock |= aws_policy_is_stock(r->policy);
 		} else if (r->kind == K_LRU) {
 			ret = lru_run(&tr, lp.frames, &r->st);
 		} else {
@@ -341,8 +384,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)s->reclaim_activations, ratio);
 	}
 	if (!have_stock)
-		printf("(stock: 6.1 runs the upstream algorithm; with no file pages its\n"
-		       " clock and workingset size equal detect's and upstream's here)\n");
+		printf("(stock: 6.1 runs the upstream algorithm but ignores --ratio; with no\n"
+		       " file pages its clock and workingset size equal detect's and upstream's here)\n");
 
 	printf("\nspeed (CPU time):");
 	if (lru2_sec > 0)

@@ -15,6 +15,7 @@
 
 #include <linux/types.h>
 #include "anon_ws_policy.h"
+#include "aws_policy.h"
 
 #define SIM_PAGE_SIZE		4096UL
 #define SIM_PAGES_PER_MB	(1024UL * 1024 / SIM_PAGE_SIZE)
@@ -61,10 +62,10 @@ void trace_push(struct trace *t, uint32_t page);
 /* Build a trace from raw (sparse) page numbers, renaming them densely. */
 int trace_from_raw(struct trace *t, const uint64_t *raw, size_t n);
 
-/* ---- lru2.c: the two-list model driven by anon_ws_policy.h ---- */
+/* ---- lru2.c: the two-list model driven by a policy's decisions ---- */
 
 struct lru2_params {
-	enum aws_policy policy;
+	const struct aws_policy *policy;	/* from the registry */
 	unsigned long frames;	/* frames available to anon pages */
 	unsigned int ratio;	/* AWS_RATIO_AUTO or 1..AWS_RATIO_MAX */
 	bool fault_young;	/* the faulting access leaves a young PTE */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Compiled, not run: include/anon_ws_policy.h must stand alone, compile
- * freestanding with kernel-like warnings (also for a 32-bit target), and
- * instantiate every function without pulling in a single external symbol
- * (the Makefile checks `nm -u` on this object).
+ * Compiled, not run: include/anon_ws_policy.h and include/aws_policy.h
+ * must stand alone, compile freestanding with kernel-like warnings (also
+ * for a 32-bit target), and instantiate every function without pulling in
+ * a single external symbol (the Makefile links this object with the
+ * policy files, built with the same flags, and checks `nm -u` on the
+ * result: nothing outside the policies, no libc, no kernel helpers).
  */
-#include "anon_ws_policy.h"
+#include "aws_policy.h"
 
 void aws_header_check(void);
 
@@ -15,8 +17,7 @@ void aws_header_check(void)
 	static volatile unsigned long sink;
 	struct aws_shadow_layout l;
 	struct aws_shadow s;
-	struct aws_lru_sizes sz;
-	enum aws_policy p = AWS_POLICY_STOCK;
+	const struct aws_policy *p;
 	unsigned int r = 0;
 
 	/* field by field: an aggregate initializer may become a memset() */
@@ -24,24 +25,20 @@ void aws_header_check(void)
 	s.memcgid = 2;
 	s.nid = 3;
 	s.workingset = true;
-	sz.active_anon = 1;
-	sz.inactive_anon = 2;
-	sz.active_file = 3;
-	sz.inactive_file = 4;
-	sz.swap_available = true;
 
-	sink = (unsigned long)aws_policy_name(p);
-	sink = aws_policy_parse("detect", 6, &p);
+	p = aws_policy_find("x\n", 2);
+	if (!p)
+		p = aws_policy_default;
+	sink = (unsigned long)p;
+	sink = aws_policy_is_stock(p);
 	sink = aws_ratio_parse("auto", 4, &r);
 	sink = aws_inactive_ratio(r, 1);
-	sink = (unsigned long)aws_traits(p);
+	sink = aws_policy_ratio(p, r, 3, NULL);
 	sink = aws_layout_init(&l, 8 * sizeof(long) - 1, 6, 16, 0);
 	sink = aws_bucket_order(1UL << 20, l.eviction_bits);
 	sink = aws_pack_shadow(&l, &s);
 	aws_unpack_shadow(&l, sink, &s);
 	sink = aws_refault_distance(&l, 10, s.eviction);
-	sink = aws_workingset_size(AWS_WS_UPSTREAM, &sz);
-	sink = aws_should_activate(sink, 3);
 	sink = aws_hist_bucket(sink, 5);
 	sink = (unsigned long)aws_hist_bucket_log(3);
 }

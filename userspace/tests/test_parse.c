@@ -2,11 +2,13 @@
 /*
  * Parsing of the "policy" and "ratio" module parameters as written to
  * sysfs: the buffer comes with an explicit length and is not trusted.
+ * Policy names are looked up with aws_policy_find() over the registry
+ * (module/policies/registry.c), whatever names it holds.
  */
 #include <string.h>
 
 #include <linux/types.h>
-#include "anon_ws_policy.h"
+#include "aws_policy.h"
 #include "tests.h"
 
 struct parse_input {
@@ -30,114 +32,173 @@ static const char *page_of(char c)
 	return b;
 }
 
-static void test_policy_names(struct aws_tc *tc)
+/* Is buf[0..len) exactly a registry name? (Not via aws_policy_find().) */
+static bool is_name(const char *buf, size_t len)
 {
-	static const char * const want[] = {
-		"stock", "baseline", "protect", "detect", "upstream",
-	};
-	unsigned int p;
+	unsigned int i;
 
-	CHECK(tc, AWS_NR_POLICIES == 5, "%d policies", AWS_NR_POLICIES);
-	for (p = 0; p < AWS_NR_POLICIES; p++) {
-		const char *name = aws_policy_name(p);
-
-		CHECK(tc, !strcmp(name, want[p]), "policy %u is \"%s\"", p,
-		      name);
-		CHECK(tc, strlen(name) <= AWS_POLICY_NAME_MAX, "%s too long",
-		      name);
-	}
-	CHECK(tc, !strcmp(aws_policy_name(AWS_NR_POLICIES), "invalid"),
-	      "name(NR)");
-	CHECK(tc, !strcmp(aws_policy_name((enum aws_policy)-1), "invalid"),
-	      "name(-1)");
-	CHECK(tc, !strcmp(aws_policy_name((enum aws_policy)1000), "invalid"),
-	      "name(1000)");
+	for (i = 0; i < aws_nr_policies; i++)
+		if (strlen(aws_policies[i]->name) == len &&
+		    !memcmp(aws_policies[i]->name, buf, len))
+			return true;
+	return false;
 }
 
-static void test_policy_parse_good(struct aws_tc *tc)
+/* Names: short enough for the parameter, non-empty, lower case, unique. */
+static void test_policy_names(struct aws_tc *tc)
 {
-	char buf[16];
-	unsigned int p;
+	unsigned int i, j;
 
-	for (p = 0; p < AWS_NR_POLICIES; p++) {
-		const char *name = aws_policy_name(p);
+	CHECK(tc, aws_nr_policies >= 1, "empty registry");
+	for (i = 0; i < aws_nr_policies; i++) {
+		const char *name = aws_policies[i]->name;
+		size_t n = strlen(name), k;
+
+		CHECK(tc, n >= 1 && n <= AWS_POLICY_NAME_MAX,
+		      "\"%s\": %zu chars", name, n);
+		for (k = 0; k < n; k++)
+			CHECK(tc, (name[k] >= 'a' && name[k] <= 'z') ||
+			      (name[k] >= '0' && name[k] <= '9') ||
+			      name[k] == '_', "\"%s\": char %zu", name, k);
+		for (j = i + 1; j < aws_nr_policies; j++)
+			CHECK(tc, strcmp(name, aws_policies[j]->name),
+			      "\"%s\" twice", name);
+	}
+}
+
+/* Every registry name is found, as written and as echo(1) writes it. */
+static void test_policy_find_good(struct aws_tc *tc)
+{
+	char buf[AWS_POLICY_NAME_MAX + 2];
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *want = aws_policies[i];
+		const char *name = want->name;
 		size_t n = strlen(name);
-		enum aws_policy out = AWS_NR_POLICIES;
-		int ret;
+		const struct aws_policy *got;
 
-		ret = aws_policy_parse(name, n, &out);
-		CHECK(tc, ret == 0 && out == p, "\"%s\": %d/%d", name, ret,
-		      out);
+		if (n > AWS_POLICY_NAME_MAX)
+			continue;	/* test_policy_names() fails */
+		got = aws_policy_find(name, n);
+		CHECK(tc, got == want, "\"%s\" not found", name);
 
 		/* as echo(1) writes it; not NUL-terminated within len */
 		memcpy(buf, name, n);
 		buf[n] = '\n';
 		buf[n + 1] = 'X';
-		out = AWS_NR_POLICIES;
-		ret = aws_policy_parse(buf, n + 1, &out);
-		CHECK(tc, ret == 0 && out == p, "\"%s\\n\": %d/%d", name, ret,
-		      out);
+		got = aws_policy_find(buf, n + 1);
+		CHECK(tc, got == want, "\"%s\\n\" not found", name);
 
 		/* a length shorter than the buffer limits what is parsed */
-		memcpy(buf, name, n);
 		buf[n] = 'x';
-		out = AWS_NR_POLICIES;
-		ret = aws_policy_parse(buf, n, &out);
-		CHECK(tc, ret == 0 && out == p, "prefix of \"%sx\": %d", name,
-		      ret);
+		got = aws_policy_find(buf, n);
+		CHECK(tc, got == want, "prefix of \"%sx\" not found", name);
 	}
 }
 
-static void test_policy_parse_bad(struct aws_tc *tc)
+/* Inputs that are no name, whatever the registry holds. */
+static void test_policy_find_bad_fixed(struct aws_tc *tc)
 {
 	const struct parse_input bad[] = {
 		{ "", 0, "empty" },
 		{ "\n", 0, "newline only" },
 		{ "\n\n", 0, "two newlines" },
-		{ "lru", 0, "unknown word" },
-		{ "detect\n\n", 0, "two trailing newlines" },
-		{ " detect", 0, "leading space" },
-		{ "detect ", 0, "trailing space" },
-		{ "detect\t\n", 0, "tab before newline" },
-		{ "detect \n", 0, "space before newline" },
-		{ "\tdetect", 0, "leading tab" },
-		{ "DETECT", 0, "upper case" },
-		{ "Detect", 0, "capitalised" },
-		{ "det\0ect", 7, "embedded NUL" },
-		{ "detect\0", 7, "trailing NUL" },
-		{ "\0detect", 7, "leading NUL" },
-		{ "detec", 0, "prefix" },
-		{ "detectx", 0, "suffix" },
-		{ "detect\nx", 0, "text after newline" },
-		{ "\ndetect", 0, "leading newline" },
-		{ "stockstock", 0, "repeated" },
-		{ "baseline1", 0, "longest name plus one" },
+		{ "\0", 1, "NUL only" },
+		{ "lru", 0, "a simulator-only name" },
+		{ "opt", 0, "a simulator-only name" },
 		{ "0", 0, "number" },
-		{ "3", 0, "enum value" },
-		{ "invalid", 0, "the out-of-range name" },
+		{ "3", 0, "index" },
+		{ "invalid", 0, "the old out-of-range name" },
 		{ page_of('a'), 4096, "4096 chars" },
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		enum aws_policy out = AWS_POLICY_UPSTREAM;
-		int ret = aws_policy_parse(bad[i].buf, input_len(&bad[i]),
-					   &out);
+		size_t len = input_len(&bad[i]);
 
-		CHECK(tc, ret == -22, "%s accepted (%d)", bad[i].what, ret);
-		CHECK(tc, out == AWS_POLICY_UPSTREAM, "%s: output written",
+		if (is_name(bad[i].buf, len))
+			continue;	/* a policy may really be called "opt" */
+		CHECK(tc, !aws_policy_find(bad[i].buf, len), "%s accepted",
 		      bad[i].what);
 	}
+	/* a NULL buffer of length 0 is never read */
+	CHECK(tc, !aws_policy_find(NULL, 0), "NULL accepted");
+}
 
-	/* 4096 bytes whose first ones are a valid name are still too long */
-	{
-		static char big[4096];
-		enum aws_policy out = AWS_POLICY_UPSTREAM;
+/*
+ * Every name, mangled: each variant must be rejected unless it happens to
+ * be another registry name.
+ */
+static void test_policy_find_bad_names(struct aws_tc *tc)
+{
+	static char big[4096];
+	unsigned int i;
 
+	for (i = 0; i < aws_nr_policies; i++) {
+		const char *name = aws_policies[i]->name;
+		size_t n = strlen(name), k;
+		struct {
+			char buf[2 * AWS_POLICY_NAME_MAX + 4];
+			size_t len;
+			const char *what;
+		} v[20];
+		unsigned int nv = 0, j;
+
+		if (!n || n > AWS_POLICY_NAME_MAX)
+			continue;	/* test_policy_names() fails */
+#define VARIANT(what_, ...)						\
+		do {							\
+			v[nv].len = (size_t)snprintf(v[nv].buf,		\
+					sizeof(v[nv].buf), __VA_ARGS__); \
+			v[nv++].what = (what_);				\
+		} while (0)
+		VARIANT("two trailing newlines", "%s\n\n", name);
+		VARIANT("leading space", " %s", name);
+		VARIANT("trailing space", "%s ", name);
+		VARIANT("tab before newline", "%s\t\n", name);
+		VARIANT("space before newline", "%s \n", name);
+		VARIANT("leading tab", "\t%s", name);
+		VARIANT("text after newline", "%s\nx", name);
+		VARIANT("leading newline", "\n%s", name);
+		VARIANT("repeated", "%s%s", name, name);
+		VARIANT("suffix", "%sx", name);
+		VARIANT("prefix", "%.*s", (int)(n - 1), name);
+		/* one over the limit, starting with the name */
+		VARIANT("too long", "%s%.*s", name,
+			(int)(AWS_POLICY_NAME_MAX + 1 - n), "xxxxxxxxxxxxxxxxx");
+		VARIANT("upper case", "%s", name);
+		for (k = 0; k < n; k++)
+			if (v[nv - 1].buf[k] >= 'a' && v[nv - 1].buf[k] <= 'z')
+				v[nv - 1].buf[k] -= 'a' - 'A';
+		VARIANT("capitalised", "%s", name);
+		if (v[nv - 1].buf[0] >= 'a' && v[nv - 1].buf[0] <= 'z')
+			v[nv - 1].buf[0] -= 'a' - 'A';
+		/* NULs inside the length: snprintf() cannot write those */
+		VARIANT("trailing NUL", "%s", name);
+		v[nv - 1].len = n + 1;
+		VARIANT("embedded NUL", "%.*s_%s", (int)(n / 2), name,
+			name + n / 2);
+		v[nv - 1].buf[n / 2] = '\0';
+#undef VARIANT
+
+		for (j = 0; j < nv; j++) {
+			if (is_name(v[j].buf, v[j].len))
+				continue;
+			CHECK(tc, !aws_policy_find(v[j].buf, v[j].len),
+			      "\"%s\": %s accepted", name, v[j].what);
+		}
+		/* a leading NUL */
+		v[0].buf[0] = '\0';
+		memcpy(v[0].buf + 1, name, n);
+		CHECK(tc, !aws_policy_find(v[0].buf, n + 1),
+		      "\"%s\": leading NUL accepted", name);
+
+		/* 4096 bytes whose first ones are the name: too long */
 		memset(big, '\n', sizeof(big));
-		memcpy(big, "detect", 6);
-		CHECK(tc, aws_policy_parse(big, sizeof(big), &out) == -22,
-		      "detect + 4090 newlines accepted");
+		memcpy(big, name, n);
+		CHECK(tc, !aws_policy_find(big, sizeof(big)),
+		      "%s + %zu newlines accepted", name, sizeof(big) - n);
 	}
 }
 
@@ -251,8 +312,9 @@ static void test_ratio_parse_all(struct aws_tc *tc)
 
 const struct aws_test_case aws_parse_cases[] = {
 	{ "policy_names", test_policy_names },
-	{ "policy_parse_good", test_policy_parse_good },
-	{ "policy_parse_bad", test_policy_parse_bad },
+	{ "policy_find_good", test_policy_find_good },
+	{ "policy_find_bad_fixed", test_policy_find_bad_fixed },
+	{ "policy_find_bad_names", test_policy_find_bad_names },
 	{ "ratio_parse_good", test_ratio_parse_good },
 	{ "ratio_parse_bad", test_ratio_parse_bad },
 	{ "ratio_parse_all", test_ratio_parse_all },

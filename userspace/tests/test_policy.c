@@ -1,151 +1,580 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Policy traits, inactive ratio and the workingset-size rules, checked
- * against the behaviour documented in the header and the seeds.
+ * The policies of module/policies/, asked through their callbacks exactly
+ * as the framework asks them (include/aws_policy.h), checked against the
+ * behaviour each file documents and the kernel it stands for; the ratio
+ * the framework derives (aws_policy_ratio()); and the rules every
+ * registry policy must follow.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/types.h>
-#include "anon_ws_policy.h"
+#include "aws_policy.h"
 #include "tests.h"
 
-/*
- * The expected behaviour, written out independently of the header's
- * table. One row per policy, in enum order.
- */
-static const struct {
-	enum aws_policy p;
-	struct aws_policy_traits t;
-	const char *why;
-} expected[] = {
-	{ AWS_POLICY_STOCK, {
-		.hooks_active = false,
-		.clock = AWS_CLOCK_NONE, .ws_rule = AWS_WS_NONE,
-	}, "stock: every hook declines, 6.1 runs its own code" },
-	{ AWS_POLICY_BASELINE, {
-		.hooks_active = true,
-		.new_anon_active = true,	/* lru_cache_add_active... */
-		.swapin_workingset = true,	/* 4.20-5.8 SetPageWorkingset */
-		.activate_on_swapin_fault = true, /* do_swap_page activate */
-		.ref_activate_swapbacked = true,  /* PAGEREF_ACTIVATE */
-		.anon_shadows = false,
-		/* 5.8: anon evictions and activations age nonresident_age */
-		.clock = AWS_CLOCK_SHARED, .ws_rule = AWS_WS_NONE,
-		/* 5.8 workingset_refault(): active file + anon if swap */
-		.file_ws_rule = AWS_FILE_WS_STOCK,
-	}, "baseline: v5.8 active-first anon LRU" },
-	{ AWS_POLICY_PROTECT, {
-		.hooks_active = true,
-		.new_anon_active = false,	/* seed 2/9: inactive first */
-		.swapin_workingset = true,	/* 2/9 keeps SetPageWorkingset */
-		.activate_on_swapin_fault = false, /* 2/9 drops activate */
-		.ref_activate_swapbacked = false,  /* 2/9: two references */
-		.anon_shadows = false,
-		.clock = AWS_CLOCK_NONE, .ws_rule = AWS_WS_NONE,
-		/* seed base: file refault vs active file, file-only clock */
-		.file_ws_rule = AWS_FILE_WS_ACTIVE_FILE,
-	}, "protect: seed patches 1-2" },
-	{ AWS_POLICY_DETECT, {
-		.hooks_active = true,
-		.swapin_workingset = true,	/* 7/9 keeps SetPageWorkingset */
-		.anon_shadows = true,		/* 7/9 shadow in swap cache */
-		.clock = AWS_CLOCK_ANON,	/* 3/9 inactive_age[anon] */
-		.ws_rule = AWS_WS_ACTIVE_ANON,	/* 3/9 active of same type */
-		.file_ws_rule = AWS_FILE_WS_ACTIVE_FILE, /* 3/9, same rule */
-		.large_folio_shadows = false,	/* 4/9: no shadow if nr > 1 */
-	}, "detect: seed patches 1-7" },
-	{ AWS_POLICY_UPSTREAM, {
-		.hooks_active = true,
-		.anon_shadows = true,
-		.large_folio_shadows = true,	/* 6.1 stamps every subpage */
-		.clock = AWS_CLOCK_SHARED,	/* 6.1 nonresident_age */
-		.ws_rule = AWS_WS_UPSTREAM,
-		.file_ws_rule = AWS_FILE_WS_STOCK,
-	}, "upstream: the 6.1 algorithm" },
+/* What a decision callback does: not there (the kernel's code), or says. */
+enum want {
+	DECLINE,	/* NULL callback */
+	NO,
+	YES,
 };
 
-static bool traits_eq(const struct aws_policy_traits *a,
-		      const struct aws_policy_traits *b)
-{
-	return a->hooks_active == b->hooks_active &&
-	       a->new_anon_active == b->new_anon_active &&
-	       a->swapin_workingset == b->swapin_workingset &&
-	       a->activate_on_swapin_fault == b->activate_on_swapin_fault &&
-	       a->ref_activate_swapbacked == b->ref_activate_swapbacked &&
-	       a->anon_shadows == b->anon_shadows &&
-	       a->large_folio_shadows == b->large_folio_shadows &&
-	       a->clock == b->clock && a->ws_rule == b->ws_rule &&
-	       a->file_ws_rule == b->file_ws_rule;
-}
+/* What the anon list is balanced with (no policy has inactive_ratio). */
+enum want_ratio {
+	RATIO_STOCK,		/* 6.1's, the parameter is ignored */
+	RATIO_PARAM,		/* the parameter, 6.1's when auto */
+};
 
-static void test_traits_table(struct aws_tc *tc)
+/* What file_workingset() does with the kernel's figure. */
+enum want_file_ws {
+	FILE_WS_DECLINE,	/* NULL: 6.1's active file + anon if swap */
+	FILE_WS_ACTIVE_FILE,	/* the seed's kernel: active file only */
+};
+
+/*
+ * The expected behaviour, written out independently of the policy files:
+ * one row per policy, found by name. A registry policy without a row
+ * fails "expectations": a new policy comes with its expectations.
+ *
+ * refault_ws, refault_ws_noswap: the workingset size an anon refault is
+ * compared with for the sizes in refault_sizes below (1000 active anon,
+ * 2000 inactive anon, 30 active file, 400 inactive file), with and without
+ * usable swap; only for a policy whose refault is not declined.
+ *
+ * ratio: how aws_policy_ratio() treats the ratio parameter.
+ */
+static const struct expect {
+	const char *name;
+	enum aws_clock clock;
+	enum want new_anon, swapin, swapin_mapped;
+	enum want evict_1, evict_512;	/* 1-page and 512-page folios */
+	enum want refault, age;
+	enum want first_ref_anon, first_ref_file;	/* swapbacked or not */
+	unsigned long refault_ws, refault_ws_noswap;
+	enum want_file_ws file_ws;
+	enum want_ratio ratio;
+	bool is_stock;
+	/* every other refault beyond the workingset is activated too */
+	bool admits_every_other;
+	const char *why;
+} expected[] = {
+	{
+		.name = "stock", .clock = AWS_CLOCK_SHARED,
+		.new_anon = DECLINE, .swapin = DECLINE,
+		.swapin_mapped = DECLINE, .evict_1 = DECLINE,
+		.evict_512 = DECLINE, .refault = DECLINE, .age = DECLINE,
+		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		.file_ws = FILE_WS_DECLINE,
+		/* the ratio parameter is ignored */
+		.ratio = RATIO_STOCK,
+		.is_stock = true,
+		.why = "stock: 6.1 as shipped, every decision declined",
+	},
+	{
+		.name = "baseline",
+		/* 5.8: anon evictions and activations age nonresident_age */
+		.clock = AWS_CLOCK_SHARED,
+		.new_anon = YES,		/* lru_cache_add_active... */
+		.swapin = YES,			/* 4.20-5.8 SetPageWorkingset */
+		.swapin_mapped = YES,		/* do_swap_page() activates */
+		.evict_1 = NO, .evict_512 = NO,	/* no anon shadows */
+		.refault = DECLINE,		/* never sees a shadow */
+		.age = DECLINE,			/* stock ages the shared clock */
+		/* 5.8 PAGEREF_ACTIVATE: swap-backed only */
+		.first_ref_anon = YES, .first_ref_file = NO,
+		/* 5.8 workingset_refault(): active file + anon, as 6.1 */
+		.file_ws = FILE_WS_DECLINE,
+		.ratio = RATIO_PARAM,
+		.why = "baseline: v5.8 active-first anon LRU",
+	},
+	{
+		.name = "protect",
+		.clock = AWS_CLOCK_NONE,	/* the seed's clock: file only */
+		.new_anon = NO,			/* seed 2/9: inactive first */
+		.swapin = YES,			/* 2/9 keeps SetPageWorkingset */
+		.swapin_mapped = DECLINE,	/* 2/9 drops the activation */
+		.evict_1 = NO, .evict_512 = NO,
+		.refault = DECLINE,
+		.age = NO,			/* anon activations age nothing */
+		.first_ref_anon = DECLINE,	/* 2/9: two references */
+		.first_ref_file = DECLINE,
+		.file_ws = FILE_WS_ACTIVE_FILE,
+		.ratio = RATIO_PARAM,
+		.why = "protect: seed patches 1-2",
+	},
+	{
+		.name = "detect",
+		.clock = AWS_CLOCK_ANON,	/* 3/9 inactive_age[anon] */
+		.new_anon = NO,
+		.swapin = YES,			/* 7/9 keeps SetPageWorkingset */
+		.swapin_mapped = DECLINE,
+		/* 7/9 shadow in the swap cache; 4/9: none if nr > 1 */
+		.evict_1 = YES, .evict_512 = NO,
+		.refault = YES,
+		.age = YES,			/* activations age the anon clock */
+		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		/* 3/9: the active list of the same type, swap or not */
+		.refault_ws = 1000, .refault_ws_noswap = 1000,
+		.file_ws = FILE_WS_ACTIVE_FILE,	/* 3/9, the same rule */
+		.ratio = RATIO_PARAM,
+		.why = "detect: seed patches 1-7",
+	},
+	{
+		.name = "upstream",
+		.clock = AWS_CLOCK_SHARED,	/* 6.1 nonresident_age */
+		.new_anon = NO,
+		.swapin = DECLINE,		/* 5.9 dropped the PSI hack */
+		.swapin_mapped = DECLINE,
+		.evict_1 = YES, .evict_512 = YES, /* 6.1: every folio */
+		.refault = YES,
+		.age = DECLINE,
+		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		/* 6.1: all file, plus active anon if swap is usable */
+		.refault_ws = 1430, .refault_ws_noswap = 430,
+		.file_ws = FILE_WS_DECLINE,
+		.ratio = RATIO_PARAM,
+		.why = "upstream: the 6.1 algorithm run by the module",
+	},
+	{
+		.name = "example",
+		.clock = AWS_CLOCK_ANON,	/* detect's */
+		.new_anon = NO, .swapin = YES, .swapin_mapped = DECLINE,
+		.evict_1 = YES, .evict_512 = NO,
+		.refault = YES, .age = YES,
+		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		.refault_ws = 1000, .refault_ws_noswap = 1000,
+		.admits_every_other = true,
+		.file_ws = FILE_WS_ACTIVE_FILE,
+		.ratio = RATIO_PARAM,
+		.why = "example: README's worked example",
+	},
+};
+
+static const struct aws_lru_sizes refault_sizes = {
+	.active_anon = 1000, .inactive_anon = 2000,
+	.active_file = 30, .inactive_file = 400,
+	.swap_available = true,
+};
+
+static const struct expect *expectation(const struct aws_policy *p)
 {
 	unsigned int i;
 
-	CHECK(tc, ARRAY_SIZE(expected) == AWS_NR_POLICIES,
-	      "expectation table incomplete");
-	for (i = 0; i < ARRAY_SIZE(expected); i++) {
-		const struct aws_policy_traits *t = aws_traits(expected[i].p);
+	for (i = 0; i < ARRAY_SIZE(expected); i++)
+		if (!strcmp(expected[i].name, p->name))
+			return &expected[i];
+	return NULL;
+}
 
-		CHECK(tc, t != NULL, "%s: NULL", expected[i].why);
-		if (t)
-			CHECK(tc, traits_eq(t, &expected[i].t), "%s",
-			      expected[i].why);
+/* The policy's private state, zeroed and initialised as the module does. */
+static void *state_new(const struct aws_policy *p)
+{
+	void *s;
+
+	if (!p->state_size)
+		return NULL;
+	s = calloc(1, p->state_size);
+	if (s && p->state_init)
+		p->state_init(s);
+	return s;
+}
+
+typedef enum aws_decision (*decide_fn)(const struct aws_folio *, void *);
+
+/*
+ * Ask @fn about a folio of @nr pages, as both a PG_workingset folio and
+ * not (no policy here looks at the flag, and none should flip on it).
+ */
+static void check_decision(struct aws_tc *tc, const struct aws_policy *p,
+			   void *state, const char *what, decide_fn fn,
+			   enum want want, unsigned long nr, bool swapbacked)
+{
+	unsigned int ws;
+
+	if (want == DECLINE) {
+		CHECK(tc, !fn, "%s: %s is not declined", p->name, what);
+		return;
+	}
+	CHECK(tc, fn != NULL, "%s: %s is declined", p->name, what);
+	if (!fn)
+		return;
+	for (ws = 0; ws < 2; ws++) {
+		struct aws_folio f = {
+			.nr_pages = nr, .swapbacked = swapbacked,
+			.workingset = ws,
+		};
+		enum aws_decision d = fn(&f, state);
+
+		CHECK(tc, d == (want == YES ? AWS_YES : AWS_NO),
+		      "%s: %s (%lu pages, workingset %u) says %d", p->name,
+		      what, nr, ws, d);
 	}
 }
 
-/* Cross-field rules that must hold for any policy. */
-static void test_traits_invariants(struct aws_tc *tc)
+static void test_expectations(struct aws_tc *tc)
 {
-	unsigned int p;
+	unsigned int i, j, found = 0;
 
-	for (p = 0; p < AWS_NR_POLICIES; p++) {
-		const struct aws_policy_traits *t = aws_traits(p);
-		const char *n = aws_policy_name(p);
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
 
-		/* shadows are useless without a clock and a rule, and v.v. */
-		CHECK(tc, !t->anon_shadows || t->clock != AWS_CLOCK_NONE,
-		      "%s: shadows without clock", n);
-		CHECK(tc, !t->large_folio_shadows || t->anon_shadows,
-		      "%s: large-folio shadows without shadows", n);
+		CHECK(tc, expectation(p) != NULL,
+		      "%s: no expectations written for it", p->name);
+	}
+	/* every row is a registry policy (a renamed policy fails here) */
+	for (j = 0; j < ARRAY_SIZE(expected); j++)
+		for (i = 0; i < aws_nr_policies; i++)
+			found += !strcmp(expected[j].name,
+					 aws_policies[i]->name);
+	CHECK(tc, found == ARRAY_SIZE(expected),
+	      "%u of %zu expected policies in the registry", found,
+	      ARRAY_SIZE(expected));
+}
+
+/* new_anon, swapin, swapin_mapped, evict, age, first_reference, clock */
+static void test_folio_decisions(struct aws_tc *tc)
+{
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+		void *st;
+
+		if (!e)
+			continue;	/* test_expectations() fails */
+		st = state_new(p);
+		CHECK(tc, p->clock == e->clock, "%s: clock %d", p->name,
+		      p->clock);
+		check_decision(tc, p, st, "new_anon", p->new_anon,
+			       e->new_anon, 1, true);
+		check_decision(tc, p, st, "swapin", p->swapin, e->swapin, 1,
+			       true);
+		check_decision(tc, p, st, "swapin_mapped", p->swapin_mapped,
+			       e->swapin_mapped, 1, true);
+		check_decision(tc, p, st, "evict 1 page", p->evict,
+			       e->evict_1, 1, true);
+		check_decision(tc, p, st, "evict 512 pages", p->evict,
+			       e->evict_512, 512, true);
+		check_decision(tc, p, st, "age", p->age, e->age, 1, true);
+		check_decision(tc, p, st, "first_reference swapbacked",
+			       p->first_reference, e->first_ref_anon, 1, true);
+		check_decision(tc, p, st, "first_reference file",
+			       p->first_reference, e->first_ref_file, 1,
+			       false);
+		CHECK(tc, aws_policy_is_stock(p) == e->is_stock,
+		      "%s: is_stock %d", p->name, aws_policy_is_stock(p));
+		free(st);
+	}
+}
+
+/*
+ * refault() at distance 0, at the workingset size and one over, with and
+ * without swap; it must report the size it compared with.
+ */
+static void check_refault(struct aws_tc *tc, const struct aws_policy *p,
+			  void *st, const struct aws_lru_sizes *sz,
+			  unsigned long ws)
+{
+	const struct expect *e = expectation(p);
+	/* refaults beyond the workingset seen by a fresh state so far */
+	static unsigned long long_seen;
+	static const void *long_state;
+	const unsigned long dist[] = { 0, ws / 2, ws, ws + 1, ws * 2 + 7,
+				       ~0UL };
+	unsigned int i, w;
+
+	for (i = 0; i < ARRAY_SIZE(dist); i++) {
+		for (w = 0; w < 2; w++) {
+			struct aws_refault r = {
+				.nr_pages = 1, .distance = dist[i],
+				.workingset = w, .sizes = *sz,
+				.workingset_size = 12345,  /* must be written */
+			};
+			enum aws_decision d = p->refault(&r, st);
+			bool fits = dist[i] <= ws;
+
+			if (st != long_state)
+				long_state = st, long_seen = 0;
+			/* the first long one is refused, the next admitted */
+			if (!fits && e->admits_every_other)
+				fits = long_seen++ % 2;
+			CHECK(tc, d == (fits ? AWS_YES : AWS_NO),
+			      "%s: distance %lu vs %lu (swap %d): %d",
+			      p->name, dist[i], ws, sz->swap_available, d);
+			CHECK(tc, r.workingset_size == ws,
+			      "%s: reported workingset %lu, want %lu",
+			      p->name, r.workingset_size, ws);
+			/* the input must not be changed */
+			CHECK(tc, r.distance == dist[i] &&
+			      !memcmp(&r.sizes, sz, sizeof(*sz)),
+			      "%s: refault input modified", p->name);
+		}
+	}
+}
+
+static void test_refault(struct aws_tc *tc)
+{
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+		struct aws_lru_sizes sz = refault_sizes;
+		void *st;
+
+		if (!e)
+			continue;
+		if (e->refault == DECLINE) {
+			CHECK(tc, !p->refault, "%s: refault not declined",
+			      p->name);
+			continue;
+		}
+		CHECK(tc, p->refault != NULL, "%s: refault declined", p->name);
+		if (!p->refault)
+			continue;
+		st = state_new(p);
+		check_refault(tc, p, st, &sz, e->refault_ws);
+		sz.swap_available = false;
+		check_refault(tc, p, st, &sz, e->refault_ws_noswap);
+		/* inactive anon never counts for an anon refault */
+		sz.inactive_anon = ~0UL;
+		check_refault(tc, p, st, &sz, e->refault_ws_noswap);
+		sz.swap_available = true;
+		check_refault(tc, p, st, &sz, e->refault_ws);
+		/* an empty lruvec fits only distance 0 */
+		memset(&sz, 0, sizeof(sz));
+		sz.swap_available = true;
+		check_refault(tc, p, st, &sz, 0);
+		free(st);
+	}
+}
+
+static void test_file_workingset(struct aws_tc *tc)
+{
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+		struct aws_lru_sizes sz = refault_sizes;
+
+		if (!e)
+			continue;
+		if (e->file_ws == FILE_WS_DECLINE) {
+			CHECK(tc, !p->file_workingset,
+			      "%s: file_workingset not declined", p->name);
+			continue;
+		}
+		CHECK(tc, p->file_workingset != NULL,
+		      "%s: file_workingset declined", p->name);
+		if (!p->file_workingset)
+			continue;
+		/* the seed: active file only, whatever anon and swap are */
+		CHECK(tc, p->file_workingset(&sz, 3030) == 30,
+		      "%s: file ws %lu, want 30", p->name,
+		      p->file_workingset(&sz, 3030));
+		sz.swap_available = false;
+		sz.inactive_file = ~0UL;
+		sz.active_file = 77;
+		CHECK(tc, p->file_workingset(&sz, 5000) == 77,
+		      "%s: file ws %lu, want 77", p->name,
+		      p->file_workingset(&sz, 5000));
+	}
+}
+
+/*
+ * aws_policy_ratio(): what the framework balances the anon lists with, for
+ * the ratio parameter auto, 1, 3 and the maximum (and one over, which the
+ * parser refuses, clamped), when 6.1 computed 1 (below 1 GiB), 3 or 10.
+ */
+static void test_policy_ratio(struct aws_tc *tc)
+{
+	static const unsigned int param[] = {
+		AWS_RATIO_AUTO, 1, 3, AWS_RATIO_MAX, AWS_RATIO_MAX + 1,
+	};
+	static const unsigned long stock[] = { 1, 3, 10 };
+	unsigned int i, j, k;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+
+		if (!e)
+			continue;
+		CHECK(tc, !p->inactive_ratio, "%s: new inactive_ratio: write "
+		      "its expectations", p->name);
+		for (j = 0; j < ARRAY_SIZE(param); j++) {
+			for (k = 0; k < ARRAY_SIZE(stock); k++) {
+				unsigned long want = stock[k];
+				unsigned long r;
+
+				if (e->ratio == RATIO_PARAM &&
+				    param[j] != AWS_RATIO_AUTO)
+					want = param[j] > AWS_RATIO_MAX ?
+					       AWS_RATIO_MAX : param[j];
+				r = aws_policy_ratio(p, param[j], stock[k],
+						     NULL);
+				CHECK(tc, r == want,
+				      "%s: param %u, 6.1 %lu: %lu, want %lu",
+				      p->name, param[j], stock[k], r, want);
+			}
+		}
+	}
+}
+
+/* Rules of the framework (include/aws_policy.h) for every policy. */
+static void test_policy_rules(struct aws_tc *tc)
+{
+	const struct aws_folio f[] = {
+		{ .nr_pages = 1, .swapbacked = true },
+		{ .nr_pages = 1, .swapbacked = true, .workingset = true },
+		{ .nr_pages = 512, .swapbacked = true },
+	};
+	unsigned int i, k, nr_stock = 0, is_default = 0;
+
+	CHECK(tc, aws_nr_policies >= 1, "empty registry");
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		void *st;
+
+		CHECK(tc, p->name && p->name[0], "policy %u: no name", i);
+		CHECK(tc, p->description && p->description[0] &&
+		      !strchr(p->description, '\n'),
+		      "%s: description is not one line", p->name);
+		CHECK(tc, p->clock == AWS_CLOCK_NONE ||
+		      p->clock == AWS_CLOCK_ANON ||
+		      p->clock == AWS_CLOCK_SHARED, "%s: clock %d", p->name,
+		      p->clock);
+		CHECK(tc, !p->state_init || p->state_size,
+		      "%s: state_init without state", p->name);
+		/* a refault is only asked about the policy's own shadows */
+		CHECK(tc, !p->refault || p->evict,
+		      "%s: refault without evict never runs", p->name);
+		st = state_new(p);
+		for (k = 0; k < ARRAY_SIZE(f); k++) {
+			if (!p->evict || p->evict(&f[k], st) != AWS_YES)
+				continue;
+			/* a shadow needs a clock to be stamped with */
+			CHECK(tc, p->clock != AWS_CLOCK_NONE,
+			      "%s: shadows without a clock", p->name);
+			/* and someone to judge it: stock would not */
+			CHECK(tc, p->refault != NULL,
+			      "%s: shadows without refault", p->name);
+		}
+		free(st);
 		/*
-		 * A file clock that sees anon events must compare with anon
-		 * too (5.8's fix), and one that sees none must not.
+		 * The file clock is the shared one: a policy whose anon
+		 * events age it must compare file refaults with anon too
+		 * (5.8's rule, which 6.1 kept: declined), and one whose anon
+		 * events age it not must not (the seed's active file only).
 		 */
-		if (t->hooks_active)
-			CHECK(tc, (t->clock == AWS_CLOCK_SHARED) ==
-			      (t->file_ws_rule == AWS_FILE_WS_STOCK),
-			      "%s: file rule does not match the file clock", n);
-		CHECK(tc, t->anon_shadows == (t->ws_rule != AWS_WS_NONE),
-		      "%s: shadows without ws rule", n);
-		/* a declining policy must not claim to do anything */
-		if (!t->hooks_active)
-			CHECK(tc, !t->new_anon_active && !t->swapin_workingset &&
-			      !t->activate_on_swapin_fault &&
-			      !t->ref_activate_swapbacked && !t->anon_shadows,
-			      "%s: inactive hooks with behaviour", n);
-		/* active-first and refault detection never mix */
-		CHECK(tc, !(t->new_anon_active && t->anon_shadows),
-		      "%s: active-first with shadows", n);
-		/* the 4.20-5.8 PSI hack never runs with 6.1's refaults */
-		CHECK(tc, !(t->swapin_workingset &&
-			    t->ws_rule == AWS_WS_UPSTREAM),
-		      "%s: PSI hack with the 6.1 algorithm", n);
+		if (!aws_policy_is_stock(p))
+			CHECK(tc, (p->clock == AWS_CLOCK_SHARED) ==
+			      !p->file_workingset,
+			      "%s: file rule does not match the clock",
+			      p->name);
+		nr_stock += aws_policy_is_stock(p);
+		is_default += p == aws_policy_default;
 	}
-	/* stock is the only policy that leaves everything to the kernel */
-	for (p = 0; p < AWS_NR_POLICIES; p++)
-		CHECK(tc, aws_traits(p)->hooks_active == (p != AWS_POLICY_STOCK),
-		      "%s hooks_active", aws_policy_name(p));
+	CHECK(tc, nr_stock == 1, "%u stock policies", nr_stock);
+	CHECK(tc, is_default == 1, "the default is not in the registry");
 }
 
-static void test_traits_out_of_range(struct aws_tc *tc)
+static enum aws_decision any_folio(const struct aws_folio *f, void *state)
 {
-	const struct aws_policy_traits *stock = aws_traits(AWS_POLICY_STOCK);
+	(void)f;
+	(void)state;
+	return AWS_NO;
+}
 
-	CHECK(tc, aws_traits(AWS_NR_POLICIES) == stock, "NR -> stock");
-	CHECK(tc, aws_traits((enum aws_policy)-1) == stock, "-1 -> stock");
-	CHECK(tc, aws_traits((enum aws_policy)99) == stock, "99 -> stock");
-	CHECK(tc, !stock->hooks_active, "stock hooks active");
+static enum aws_decision any_refault(struct aws_refault *r, void *state)
+{
+	(void)r;
+	(void)state;
+	return AWS_NO;
+}
+
+static unsigned long any_ratio(unsigned long stock_ratio, void *state)
+{
+	(void)state;
+	return stock_ratio;
+}
+
+static unsigned long any_file_ws(const struct aws_lru_sizes *s,
+				 unsigned long stock_size)
+{
+	(void)s;
+	return stock_size;
+}
+
+/* aws_policy_is_stock() looks at every callback, and at nothing else. */
+static void test_is_stock(struct aws_tc *tc)
+{
+	static const struct aws_policy none = {
+		.name = "x", .clock = AWS_CLOCK_ANON, .state_size = 8,
+	};
+	unsigned int k;
+
+	CHECK(tc, aws_policy_is_stock(&none), "no callback is not stock");
+	for (k = 0; k < 9; k++) {
+		struct aws_policy p = none;
+
+		switch (k) {
+		case 0:
+			p.new_anon = any_folio;
+			break;
+		case 1:
+			p.swapin = any_folio;
+			break;
+		case 2:
+			p.swapin_mapped = any_folio;
+			break;
+		case 3:
+			p.evict = any_folio;
+			break;
+		case 4:
+			p.refault = any_refault;
+			break;
+		case 5:
+			p.age = any_folio;
+			break;
+		case 6:
+			p.first_reference = any_folio;
+			break;
+		case 7:
+			p.inactive_ratio = any_ratio;
+			break;
+		default:
+			p.file_workingset = any_file_ws;
+			break;
+		}
+		CHECK(tc, !aws_policy_is_stock(&p), "callback %u ignored", k);
+	}
+}
+
+static unsigned long double_ratio(unsigned long stock_ratio, void *state)
+{
+	return stock_ratio * 2 + (state ? 1 : 0);
+}
+
+/* A policy's own inactive_ratio: asked when auto, overridden otherwise. */
+static void test_policy_ratio_callback(struct aws_tc *tc)
+{
+	static const struct aws_policy p = {
+		.name = "x", .inactive_ratio = double_ratio,
+	};
+	int state;
+
+	CHECK(tc, aws_policy_ratio(&p, AWS_RATIO_AUTO, 10, NULL) == 20,
+	      "auto does not ask the policy");
+	CHECK(tc, aws_policy_ratio(&p, AWS_RATIO_AUTO, 10, &state) == 21,
+	      "the state is not passed on");
+	CHECK(tc, aws_policy_ratio(&p, 1, 10, NULL) == 1,
+	      "ratio 1 does not override the policy");
+	CHECK(tc, aws_policy_ratio(&p, 3, 10, NULL) == 3,
+	      "ratio 3 does not override the policy");
 }
 
 static void test_inactive_ratio(struct aws_tc *tc)
@@ -171,88 +600,18 @@ static void test_inactive_ratio(struct aws_tc *tc)
 		CHECK(tc, aws_inactive_ratio(~0U, stock[i]) == AWS_RATIO_MAX,
 		      "~0");
 	}
-	/* stock declines the ratio parameter, every other policy takes it */
-	for (r = 0; r < AWS_NR_POLICIES; r++)
-		CHECK(tc, aws_policy_inactive_ratio(aws_traits(r), 1, 3) ==
-		      (r == AWS_POLICY_STOCK ? 3 : 1), "%s takes ratio 1",
-		      aws_policy_name(r));
-	/* 6.1's sqrt rule for 1 GiB and 10 GiB passes through unchanged */
-	CHECK(tc, aws_inactive_ratio(AWS_RATIO_AUTO, 3) == 3, "1 GiB");
-	CHECK(tc, aws_inactive_ratio(AWS_RATIO_AUTO, 10) == 10, "10 GiB");
-}
-
-static void test_workingset_size(struct aws_tc *tc)
-{
-	struct aws_lru_sizes s = {
-		.active_anon = 1000, .inactive_anon = 2000,
-		.active_file = 30, .inactive_file = 400,
-		.swap_available = true,
-	};
-
-	CHECK(tc, aws_workingset_size(AWS_WS_NONE, &s) == 0, "none");
-	CHECK(tc, aws_workingset_size(AWS_WS_ACTIVE_ANON, &s) == 1000,
-	      "active anon");
-	CHECK(tc, aws_workingset_size(AWS_WS_UPSTREAM, &s) == 1430,
-	      "upstream with swap");
-	s.swap_available = false;
-	CHECK(tc, aws_workingset_size(AWS_WS_ACTIVE_ANON, &s) == 1000,
-	      "seed rule ignores swap");
-	CHECK(tc, aws_workingset_size(AWS_WS_UPSTREAM, &s) == 430,
-	      "upstream without swap: file only");
-	/* inactive anon never counts for an anon refault */
-	s.inactive_anon = ~0UL;
-	CHECK(tc, aws_workingset_size(AWS_WS_UPSTREAM, &s) == 430, "inact");
-	CHECK(tc, aws_workingset_size(AWS_WS_ACTIVE_ANON, &s) == 1000,
-	      "inact seed");
-	CHECK(tc, aws_workingset_size((enum aws_ws_rule)42, &s) == 0,
-	      "unknown rule");
-
-	memset(&s, 0, sizeof(s));
-	s.swap_available = true;
-	CHECK(tc, aws_workingset_size(AWS_WS_UPSTREAM, &s) == 0, "empty");
-}
-
-static void test_file_workingset_size(struct aws_tc *tc)
-{
-	struct aws_lru_sizes s = {
-		.active_anon = 1000, .inactive_anon = 2000,
-		.active_file = 30, .inactive_file = 400,
-		.swap_available = true,
-	};
-
-	/* 6.1/5.8: the kernel's own figure passes through unchanged */
-	CHECK(tc, aws_file_workingset_size(AWS_FILE_WS_STOCK, &s, 3030) ==
-	      3030, "stock keeps the kernel's size");
-	CHECK(tc, aws_file_workingset_size(AWS_FILE_WS_STOCK, &s, 0) == 0,
-	      "stock keeps 0");
-	/* the seed: active file only, whatever anon and swap are */
-	CHECK(tc, aws_file_workingset_size(AWS_FILE_WS_ACTIVE_FILE, &s,
-					   3030) == 30, "seed: active file");
-	s.swap_available = false;
-	s.inactive_file = ~0UL;
-	CHECK(tc, aws_file_workingset_size(AWS_FILE_WS_ACTIVE_FILE, &s,
-					   3030) == 30, "seed ignores the rest");
-}
-
-static void test_should_activate(struct aws_tc *tc)
-{
-	CHECK(tc, aws_should_activate(0, 0), "0 <= 0");
-	CHECK(tc, aws_should_activate(5, 5), "equal activates");
-	CHECK(tc, !aws_should_activate(6, 5), "one over");
-	CHECK(tc, aws_should_activate(4, 5), "one under");
-	CHECK(tc, aws_should_activate(~0UL, ~0UL), "max");
-	CHECK(tc, !aws_should_activate(~0UL, ~0UL - 1), "max one over");
-	CHECK(tc, !aws_should_activate(1, 0), "empty workingset");
 }
 
 const struct aws_test_case aws_policy_cases[] = {
-	{ "traits_table", test_traits_table },
-	{ "traits_invariants", test_traits_invariants },
-	{ "traits_out_of_range", test_traits_out_of_range },
+	{ "policy_expectations", test_expectations },
+	{ "policy_folio_decisions", test_folio_decisions },
+	{ "policy_refault", test_refault },
+	{ "policy_file_workingset", test_file_workingset },
+	{ "policy_ratio", test_policy_ratio },
+	{ "policy_ratio_callback", test_policy_ratio_callback },
+	{ "policy_rules", test_policy_rules },
+	{ "policy_is_stock", test_is_stock },
 	{ "inactive_ratio", test_inactive_ratio },
-	{ "workingset_size", test_workingset_size },
-	{ "file_workingset_size", test_file_workingset_size },
-	{ "should_activate", test_should_activate },
 };
 const unsigned int aws_nr_policy_cases =
 	ARRAY_SIZE(aws_policy_cases);

@@ -35,7 +35,9 @@ VMKEYS="pswpin pswpout workingset_refault_anon workingset_activate_anon
 	workingset_refault_file"
 CGKEYS="pgscan pgsteal pgactivate pgdeactivate workingset_refault_anon
 	workingset_activate_anon workingset_restore_anon pgfault pgmajfault"
-POLICIES="nomod mglru baseline protect detect upstream"
+# No module (stock 6.1), MGLRU, and every policy the module offers.
+MODPOLS=$(aws_policies) || { echo "# experiment: FATAL: cannot list the module's policies"; exit 1; }
+POLICIES="nomod mglru $MODPOLS"
 
 PLAN=short N="" ONLY="" POLS="" BOOT=main
 for a in $AWS_ARGS; do
@@ -158,7 +160,11 @@ setup_policy() {
 		fi
 		if [ "$base" = mglru ]; then mglru_set y; else mglru_set n; fi
 		;;
-	baseline | protect | detect | upstream | stock)
+	*)
+		if ! grep -qw -- "$base" <<<"$MODPOLS"; then
+			echo "# experiment: unknown policy '$p' (the module has: $MODPOLS)"
+			return 1
+		fi
 		mglru_set n
 		if ! mod_loaded && ! insmod "$AWS_MOD"; then
 			echo "# experiment: insmod failed"
@@ -166,10 +172,9 @@ setup_policy() {
 		fi
 		echo "$ratio" >"$AWS_PARAMS/ratio" || return 1
 		echo "$base" >"$AWS_PARAMS/policy" || return 1
-		read -r cur <"$AWS_PARAMS/policy"
+		cur=$(get_policy)
 		[ "$cur" = "$base" ] || return 1
 		;;
-	*) echo "# experiment: unknown policy '$p'"; return 1 ;;
 	esac
 }
 

@@ -33,7 +33,7 @@ huge=99999999999999999999999999
 # Values as printf formats; each must be refused and leave policy=protect.
 n=0
 for v in '\n' 'bogus' 'DETECT' ' detect' 'detect ' 'detect\n\n' 'det\0ect' \
-	'\0detect' '-1' '1' "$long" 'detec' 'detectx' 'stock\tx'; do
+	'\0detect' '-1' '1' "$long" 'detec' 'detectx' 'stock\tx' '[detect]'; do
 	n=$((n + 1))
 	got=$(try_write "$AWS_PARAMS/policy" "$v")
 	now=$(get_policy)
@@ -59,7 +59,8 @@ done
 good() { # good NAME FILE VALUE WANT: VALUE written to FILE reads back as WANT
 	local got now
 	got=$(try_write "$2" "$3")
-	now=$(cat "$2")
+	# the policy parameter reads back as the list, the running one bracketed
+	if [ "$2" = "$AWS_PARAMS/policy" ]; then now=$(get_policy); else now=$(cat "$2"); fi
 	if [ "$got" = OK ] && [ "$now" = "$4" ]; then
 		ok "$1 # -> OK, now $now"
 	else

@@ -33,13 +33,28 @@ check proc_keys_present test -z "$missing"
 expect eviction_bits bits "$(aws_stat eviction_bits)" -eq 36
 expect hooks_live live "$(aws_stat hooks_live)" -eq 1
 
-for p in stock baseline protect upstream detect; do
-	set_policy "$p"
-	# the parameter and /proc read the same variable: one case for both
-	expect "policy_set_$p" "parameter/proc" "$(get_policy)/$(aws_stat policy)" = "$p/$p"
+# The parameter lists the registry, the running policy in brackets (as
+# THP's "enabled" file does): exactly one bracketed word, the others bare.
+list=$(cat "$AWS_PARAMS/policy")
+if [[ $list =~ ^([a-z0-9_]+ )*\[detect\]( [a-z0-9_]+)*$ ]] && [ "$(wc -w <<<"$list")" -ge 5 ]; then
+	ok "policy_list_format # $list"
+else
+	fail policy_list_format "read '$list'"
+fi
+# Every policy in turn, then back to the default: each write that changes
+# the policy is one switch with its sweep.
+bad='' n=0 cur=detect
+for p in $(aws_policies) detect; do
+	set_policy "$p" || bad+=" $p:write"
+	[ "$p" = "$cur" ] || n=$((n + 1))
+	cur=$p
+	# the parameter and /proc must both name it
+	[ "$(get_policy)/$(aws_stat policy)" = "$p/$p" ] || bad+=" $p:$(get_policy)/$(aws_stat policy)"
 done
-expect switches_counted switches "$(aws_stat switches)" -eq 5
-expect sweep_per_switch sweeps "$(aws_stat sweeps)" -eq 6
+check policy_set_each test -z "$bad"
+[ -z "$bad" ] || diag "policy_set_each:$bad"
+expect switches_counted switches "$(aws_stat switches)" -eq "$n"
+expect sweep_per_switch sweeps "$(aws_stat sweeps)" -eq $((n + 1))
 for r in 1 3 1024 auto; do
 	echo "$r" >"$AWS_PARAMS/ratio"
 	expect "ratio_set_$r" ratio "$(cat $AWS_PARAMS/ratio)" = "$r"

@@ -18,8 +18,9 @@ FLIPS=${AWS_FLIPS:-200}
 L=${AWS_LIMIT_MB:-48}
 L2=$((2 * L))
 WRITES=$(randw_writes "$L2")	# touch 1.6L of the 2L region: well over L
-POLICIES=(stock baseline protect detect upstream)
 mod_unload
+read -r -a POLICIES <<<"$(aws_policies)"
+NP=${#POLICIES[@]}
 
 # A swapping, verifying load in the background: randw over twice its cgroup
 # limit, checking every page before rewriting it, until load_check stops it
@@ -71,7 +72,7 @@ window() {
 load_start 3600
 i=0 bad=0 in0=$(vmstat pswpin)
 while [ $i -lt "$CYCLES" ]; do
-	p=${POLICIES[$((i % 5))]}
+	p=${POLICIES[$((i % NP))]}
 	insmod "$AWS_MOD" policy="$p" || bad=$((bad + 1))
 	sleep 0.1
 	rmmod anon_workingset || bad=$((bad + 1))
@@ -81,20 +82,30 @@ window load_unload_cycles "$bad" "$in0"
 diag "figure load_unload_cycles=$((CYCLES - bad))"
 load_check verify_after_load_unload
 
-# Every write changes the policy (steps of 1 to 4 through the five, so all
-# twenty ordered pairs occur), so the module must count exactly FLIPS
-# switches, each with its sweep.
+# Every write changes the policy, and the writes walk every ordered pair
+# of policies (a, b) in turn -- to a, unless already there, then to b --
+# so the module must count exactly FLIPS switches, each with its sweep.
 insmod "$AWS_MOD" policy=detect || bail insmod "insmod policy=detect failed"
 load_start 3600
 echo reset >/proc/anon_workingset
-bad=0 cur=3 in0=$(vmstat pswpin) t0=$SECONDS	# POLICIES[3] = detect
-for i in $(seq 1 "$FLIPS"); do
-	cur=$(((cur + 1 + i % 4) % 5))
-	set_policy "${POLICIES[$cur]}" || bad=$((bad + 1))
-	if [ $((i % 10)) = 0 ]; then
-		echo $((RANDOM % 4 + 1)) >"$AWS_PARAMS/ratio" || bad=$((bad + 1))
-	fi
+PAIRS=()
+for a in "${POLICIES[@]}"; do
+	for b in "${POLICIES[@]}"; do [ "$a" = "$b" ] || PAIRS+=("$a $b"); done
 done
+bad=0 cur=detect flips=0 k=0 in0=$(vmstat pswpin) t0=$SECONDS
+while [ $flips -lt "$FLIPS" ]; do
+	read -r a b <<<"${PAIRS[$((k % ${#PAIRS[@]}))]}"
+	k=$((k + 1))
+	for t in $a $b; do
+		if [ "$t" = "$cur" ] || [ $flips -ge "$FLIPS" ]; then continue; fi
+		set_policy "$t" || bad=$((bad + 1))
+		cur=$t flips=$((flips + 1))
+		if [ $((flips % 10)) = 0 ]; then
+			echo $((RANDOM % 4 + 1)) >"$AWS_PARAMS/ratio" || bad=$((bad + 1))
+		fi
+	done
+done
+diag "ordered pairs walked: $((k < ${#PAIRS[@]} ? k : ${#PAIRS[@]})) of ${#PAIRS[@]}"
 echo auto >"$AWS_PARAMS/ratio"
 window policy_flips_under_load "$bad" "$in0"
 sw=$(aws_stat switches)

@@ -20,8 +20,8 @@ SECS=${AWS_STRESS_SECONDS:-8}
 L=${AWS_LIMIT_MB:-48}
 L2=$((2 * L)) L8=$((8 * L / 3))
 WRITES=$(randw_writes "$L2")	# touch 1.6L of the 2L region: well over L
-POLICIES=(stock baseline protect detect upstream)
 mod_unload
+read -r -a POLICIES <<<"$(aws_policies)"
 insmod "$AWS_MOD" || bail insmod "insmod failed"
 
 # verdict NAME RC OUT ERR [IN0]: a verifying workload's outcome; its RESULT
@@ -56,7 +56,19 @@ verified() {
 }
 
 # In each policy, three loads at once, each in its own cgroup (limit L):
-# stress-ng's verifying vm stressor, aws-randw and aws-zipf.
+# stress-ng's verifying vm stressor, aws-randw and aws-zipf.  One case per
+# load over every policy the module offers (so the count does not depend
+# on how many there are), the verdict of each policy in its diagnostics.
+# per_policy LOAD POLICY "ok|not ok # why": record; each NAME LOAD: the case.
+declare -A FAILED
+per_policy() {
+	diag "$1 $2: ${3:-not ok # no verdict}"
+	case $3 in ok*) ;; *) FAILED[$1]+=" $2" ;; esac
+}
+each() {
+	if [ -z "${FAILED[$2]:-}" ]; then ok "$1 # ${#POLICIES[@]} policies"
+	else fail "$1" "failed under:${FAILED[$2]}"; fi
+}
 for p in "${POLICIES[@]}"; do
 	set_policy "$p"
 	in0=$(vmstat pswpin)
@@ -72,16 +84,22 @@ for p in "${POLICIES[@]}"; do
 	wait $sng
 	rc=$?
 	if [ $rc = 0 ] && ! grep -qi 'fail\|corrupt' /tmp/sng.out; then
-		ok "stress_ng_vm_verify_$p # ${L2}M in a ${L}M cgroup, ${SECS}s"
+		per_policy sng "$p" "ok # ${L2}M in a ${L}M cgroup, ${SECS}s"
 	else
-		fail "stress_ng_vm_verify_$p" "exit $rc: $(grep -i 'fail\|error' /tmp/sng.out | head -n 2)"
+		per_policy sng "$p" "not ok # exit $rc: $(grep -i 'fail\|error' /tmp/sng.out | head -n 2)"
 	fi
 	wait $rw
-	verdict "randw_2x_$p" $? /tmp/rw.out /tmp/rw.err
+	per_policy rw "$p" "$(verdict randw $? /tmp/rw.out /tmp/rw.err | grep -E '^(not )?ok ')"
 	wait $zp
-	verdict "zipf_2x_$p" $? /tmp/zp.out /tmp/zp.err
-	expect "window_swapped_in_$p" pswpin $(($(vmstat pswpin) - in0)) -gt 0
+	per_policy zp "$p" "$(verdict zipf $? /tmp/zp.out /tmp/zp.err | grep -E '^(not )?ok ')"
+	d=$(($(vmstat pswpin) - in0))
+	if [ $d -gt 0 ]; then per_policy win "$p" "ok # pswpin +$d"
+	else per_policy win "$p" "not ok # pswpin +$d"; fi
 done
+each stress_ng_vm_verify_each sng
+each randw_2x_each rw
+each zipf_2x_each zp
+each window_swapped_in_each win
 
 # zram only: swap-ins take the SWP_SYNCHRONOUS_IO path of do_swap_page().
 # The cases run (and fail) even when zram could not be set up, so the

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aws_policy.h - the interface an anon LRU policy implements
+ *
+ * A policy is one C file in module/policies/ that fills in a struct
+ * aws_policy: a name, a one-line description, and the decisions it wants
+ * to take.  The framework (the rest of the module, or the simulator in
+ * userspace/sim/, which compiles the same files) owns all the mechanism:
+ * the hooks, the non-resident clocks, shadow packing, sweeping, counters,
+ * /proc/anon_workingset and the parameters.  A policy sees plain numbers
+ * (struct aws_folio, struct aws_lru_sizes, a refault distance) and an
+ * opaque pointer to its private state, never a kernel object, so the file
+ * compiles unchanged in the kernel and in userspace.  It includes this
+ * header and nothing else.
+ *
+ * Every decision is optional.  A NULL callback declines: the kernel runs
+ * its stock 6.1 code for it (the simulator runs the 6.1 rule from
+ * policies/upstream.c).  A policy with no callback at all is stock 6.1,
+ * and the framework then also ignores the ratio parameter.
+ *
+ * Decisions and when they are asked (all in atomic context: never sleep,
+ * allocate or take a lock):
+ *
+ *   new_anon        a new anon folio is about to be added to the LRU.
+ *                   YES = start it active, NO = inactive.
+ *   swapin          a folio was read from swap through the swap cache.
+ *                   YES = mark it PG_workingset (a PSI "refault of
+ *                   workingset", as 4.20-5.8 and the seed did).
+ *   swapin_mapped   the folio of a swap-in fault was mapped.
+ *                   YES = activate it.
+ *   evict           an anon folio leaves the swap cache.  YES = leave a
+ *                   shadow stamped with the policy's clock, NO = leave
+ *                   none.  Either way the eviction ages the clock.
+ *                   Declining leaves stock's shadow on stock's clock, and
+ *                   stock then judges its refault too.
+ *   refault         a swap-in found a shadow this policy's evict asked
+ *                   for.  YES = activate.  The policy reports the
+ *                   workingset size it compared with (for the histogram
+ *                   and the trace event).  A policy whose evict can say
+ *                   YES (with a clock) must implement refault.
+ *   age             an anon folio was activated.  YES = age the policy's
+ *                   clock (nothing if it has none), NO = age no clock.
+ *   first_reference reclaim found one young PTE on an inactive anon
+ *                   folio.  YES = activate it now (pre-5.9), NO = let
+ *                   the stock two-reference rule decide.
+ *   inactive_ratio  the anon list is low when inactive * ratio < active:
+ *                   return ratio, given 6.1's (int_sqrt(10 * GiB)).
+ *                   The `ratio` module parameter, when not auto,
+ *                   overrides it for every policy but stock.
+ *   file_workingset what a file refault distance is compared with, given
+ *                   what 6.1 computed (active file + all anon when swap is
+ *                   usable).
+ *
+ * Private state: a policy that sets state_size gets that many zeroed bytes
+ * per (memcg, node), allocated at module load and freed at unload;
+ * state_init() runs on each.  The pointer passed to a callback is the
+ * state of the lruvec the decision concerns (for evict and refault: the
+ * reclaim target's; for inactive_ratio: the lruvec being balanced), or
+ * NULL when the policy has none.  Updates race with other CPUs: keep them
+ * to single words.
+ *
+ * Which policy decides: the one of the memory cgroup the folio is charged
+ * to (module/aws_cgroup.c: its own setting, an ancestor's, or the global
+ * `policy` parameter).
+ */
+#ifndef _AWS_POLICY_H
+#define _AWS_POLICY_H
+
+#include "anon_ws_policy.h"
+
+enum aws_decision {
+	AWS_NO,
+	AWS_YES,
+};
+
+/* What a decision may know about the folio concerned. */
+struct aws_folio {
+	unsigned long nr_pages;
+	bool swapbacked;	/* anon or shmem */
+	bool workingset;	/* PG_workingset */
+};
+
+/* A refault of one of the policy's shadows. */
+struct aws_refault {
+	unsigned long nr_pages;
+	/* clock ticks between eviction and now, on the policy's clock */
+	unsigned long distance;
+	/* the folio was PG_workingset (had been active) when evicted */
+	bool workingset;
+	/* LRU sizes of the lruvec that evicted it */
+	struct aws_lru_sizes sizes;
+	/* out: what the distance was compared with */
+	unsigned long workingset_size;
+};
+
+struct aws_policy {
+	const char *name;		/* at most AWS_POLICY_NAME_MAX chars */
+	const char *description;	/* one line */
+	/* The clock anon evictions and activations age and shadows carry. */
+	enum aws_clock clock;
+	/* Private state per (memcg, node), 0 for none. */
+	unsigned int state_size;
+	void (*state_init)(void *state);
+
+	enum aws_decision (*new_anon)(const struct aws_folio *f, void *state);
+	enum aws_decision (*swapin)(const struct aws_folio *f, void *state);
+	enum aws_decision (*swapin_mapped)(const struct aws_folio *f,
+					   void *state);
+	enum aws_decision (*evict)(const struct aws_folio *f, void *state);
+	enum aws_decision (*refault)(struct aws_refault *r, void *state);
+	enum aws_decision (*age)(const struct aws_folio *f, void *state);
+	enum aws_decision (*first_reference)(const struct aws_folio *f,
+					     void *state);
+	unsigned long (*inactive_ratio)(unsigned long stock_ratio, void *state);
+	unsigned long (*file_workingset)(const struct aws_lru_sizes *s,
+					 unsigned long stock_size);
+};
+
+/*
+ * The registry: aws_policy_list.h declares every policy and
+ * module/policies/registry.c lists them in the order the `policy`
+ * parameter shows them.
+ */
+#define AWS_POLICY_DECLARE(name) \
+	extern const struct aws_policy aws_policy_##name
+#include "aws_policy_list.h"
+extern const struct aws_policy *const aws_policies[];
+extern const unsigned int aws_nr_policies;
+extern const struct aws_policy *const aws_policy_default;
+
+/* True for a policy that takes no decision: stock 6.1. */
+static inline bool aws_policy_is_stock(const struct aws_policy *p)
+{
+	return !p->new_anon && !p->swapin && !p->swapin_mapped && !p->evict &&
+	       !p->refault && !p->age && !p->first_reference &&
+	       !p->inactive_ratio && !p->file_workingset;
+}
+
+/*
+ * Find a policy by a name of @len bytes (a sysfs write: one trailing
+ * newline allowed, nothing else).
+ */
+static inline const struct aws_policy *aws_policy_find(const char *buf,
+						       size_t len)
+{
+	unsigned int i;
+
+	len = aws_strip_newline(buf, len);
+	if (!len || len > AWS_POLICY_NAME_MAX)
+		return NULL;
+	for (i = 0; i < aws_nr_policies; i++)
+		if (aws_word_eq(buf, len, aws_policies[i]->name))
+			return aws_policies[i];
+	return NULL;
+}
+
+/* The ratio the anon list is balanced with under @p. */
+static inline unsigned long aws_policy_ratio(const struct aws_policy *p,
+					     unsigned int ratio_param,
+					     unsigned long stock_ratio,
+					     void *state)
+{
+	if (aws_policy_is_stock(p))
+		return stock_ratio;
+	if (ratio_param != AWS_RATIO_AUTO)
+		return aws_inactive_ratio(ratio_param, stock_ratio);
+	if (p->inactive_ratio)
+		return p->inactive_ratio(stock_ratio, state);
+	return stock_ratio;
+}
+
+#endif /* _AWS_POLICY_H */

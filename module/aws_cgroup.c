@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aws_cgroup.c - a policy and a ratio per memory cgroup
+ *
+ * While the module is loaded every memory cgroup but the root has two more
+ * files, in the style of the memory controller's own:
+ *
+ *   memory.anon_ws_policy   "default" or a policy name.  Reads as the
+ *                           list, the cgroup's own setting in brackets:
+ *                           "[default] stock baseline protect detect ...".
+ *   memory.anon_ws_ratio    "default", "auto" or 1..1024, as the module's
+ *                           ratio parameter.
+ *
+ * A cgroup set to "default" (every cgroup, at first) takes its nearest
+ * ancestor's setting, and the top of the tree takes the module parameters:
+ * the global policy is the default of every cgroup that names none.  So
+ * two sibling cgroups can run two policies under the same global pressure
+ * in one boot.  A bad value is refused with -EINVAL and changes nothing.
+ *
+ * Which cgroup decides.  A decision about a folio is taken by the policy of
+ * the cgroup the folio is charged to, even when reclaim works for an
+ * ancestor's limit or for the whole machine; the inactive target of an
+ * lruvec by the policy of the lruvec's cgroup.  The shadow of an eviction
+ * is still stamped, as in stock 6.1, on the clock of the lruvec reclaim
+ * works on (the target's), and its refault distance is read there, with
+ * the clock of the refaulting folio's policy.  A policy's clock is aged
+ * only by the events its own cgroups' folios cause.
+ *
+ * A change of a cgroup's policy is a policy switch like a global one
+ * (aws_main.c): every shadow in the swap caches is swept, those of other
+ * cgroups too, so that no shadow is ever read under a policy other than
+ * the one that stamped it.  The price is one round of refault information
+ * for everybody.  A ratio change needs no sweep.
+ *
+ * Settings are kept in an xarray indexed by the cgroup's id (cgroup_id(),
+ * the kernfs node id: 64 bits, never reused while the system runs), not by
+ * the 16-bit memcg id, which a new cgroup may reuse: a deleted cgroup's
+ * setting can never pass to a newcomer.  Entries of deleted cgroups are
+ * dropped at the next write, and all at unload.  Lookups walk from the
+ * folio's cgroup towards the root under RCU, and are skipped altogether
+ * while no cgroup has a setting of its own.
+ */
+#include <linux/cgroup.h>
+#include <linux/err.h>
+#include <linux/memcontrol.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/seq_file.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "anon_workingset.h"
+
+/*
+ * An entry packs the two settings of a cgroup: bits 0-7 the policy (0 =
+ * default, i + 1 = aws_policies[i]), bits 8-19 the ratio (0 = default,
+ * r + 1 = ratio value r, AWS_RATIO_AUTO included).
+ */
+#define AWS_CG_POLICY_MASK	0xffUL
+#define AWS_CG_RATIO_SHIFT	8
+#define AWS_CG_RATIO_MASK	0xfffUL
+
+static DEFINE_XARRAY(aws_cg_table);
+/* Entries in the table: lookups are skipped while there are none. */
+static atomic_t aws_cg_entries = ATOMIC_INIT(0);
+
+static unsigned long aws_cg_get(u64 id)
+{
+	void *entry = xa_load(&aws_cg_table, id);
+
+	return entry ? xa_to_value(entry) : 0;
+}
+
+void aws_cgroup_lookup(struct mem_cgroup *memcg, unsigned int *policy,
+		       unsigned int *ratio)
+{
+	unsigned long p = 0, r = 0, v;
+
+	if (atomic_read(&aws_cg_entries)) {
+		for (; memcg && !mem_cgroup_is_root(memcg) && (!p || !r);
+		     memcg = parent_mem_cgroup(memcg)) {
+			v = aws_cg_get(cgroup_id(memcg->css.cgroup));
+			if (!p)
+				p = v & AWS_CG_POLICY_MASK;
+			if (!r)
+				r = (v >> AWS_CG_RATIO_SHIFT) & AWS_CG_RATIO_MASK;
+		}
+	}
+	*policy = p ? p - 1 : READ_ONCE(aws_global);
+	*ratio = r ? r - 1 : READ_ONCE(aws_ratio);
+}
+
+/*
+ * Drop the entries of cgroups that are gone.  A worker does it: it runs in
+ * the root cgroup namespace, where every cgroup's id can be looked up (a
+ * writer inside a namespace would find other trees' cgroups absent).
+ */
+static void aws_cg_collect(struct work_struct *work)
+{
+	unsigned long id;
+	struct cgroup *cgrp;
+	void *entry;
+
+	kernel_param_lock(THIS_MODULE);
+	xa_for_each(&aws_cg_table, id, entry) {
+		cgrp = cgroup_get_from_id(id);
+		if (!IS_ERR(cgrp)) {
+			cgroup_put(cgrp);
+			continue;
+		}
+		xa_erase(&aws_cg_table, id);
+		atomic_dec(&aws_cg_entries);
+	}
+	kernel_param_unlock(THIS_MODULE);
+}
+
+static DECLARE_WORK(aws_cg_collect_work, aws_cg_collect);
+
+/* Store @v for cgroup @id (0: remove), parameter lock held. */
+static int aws_cg_set(u64 id, unsigned long v)
+{
+	bool had = aws_cg_get(id);
+	int ret = 0;
+
+	if (v)
+		ret = xa_err(xa_store(&aws_cg_table, id, xa_mk_value(v),
+				      GFP_KERNEL));
+	else
+		xa_erase(&aws_cg_table, id);
+	if (ret)
+		return ret;
+	if (v && !had)
+		atomic_inc(&aws_cg_entries);
+	else if (!v && had)
+		atomic_dec(&aws_cg_entries);
+	schedule_work(&aws_cg_collect_work);
+	return 0;
+}
+
+static bool aws_word(const char *buf, size_t len, const char *word)
+{
+	return aws_word_eq(buf, aws_strip_newline(buf, len), word);
+}
+
+static u64 aws_of_id(struct kernfs_open_file *of)
+{
+	return cgroup_id(of_css(of)->cgroup);
+}
+
+static int aws_cg_policy_show(struct seq_file *m, void *v)
+{
+	unsigned long own;
+	unsigned int i;
+
+	own = aws_cg_get(cgroup_id(seq_css(m)->cgroup)) & AWS_CG_POLICY_MASK;
+	seq_puts(m, own ? "default" : "[default]");
+	for (i = 0; i < aws_nr_policies; i++)
+		seq_printf(m, own == i + 1 ? " [%s]" : " %s",
+			   aws_policies[i]->name);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
+				   size_t nbytes, loff_t off)
+{
+	const struct aws_policy *p = NULL;
+	unsigned long old, new, idx = 0;
+	u64 id = aws_of_id(of);
+	int ret = 0;
+
+	if (!aws_word(buf, nbytes, "default")) {
+		p = aws_policy_find(buf, nbytes);
+		if (!p)
+			return -EINVAL;
+		idx = aws_policy_index(p) + 1;
+	}
+	kernel_param_lock(THIS_MODULE);
+	old = aws_cg_get(id);
+	new = (old & ~AWS_CG_POLICY_MASK) | idx;
+	if (new != old) {
+		aws_switch_begin();
+		ret = aws_cg_set(id, new);
+		aws_switch_end();
+		if (!ret)
+			atomic_long_inc(&aws_switches);
+	}
+	kernel_param_unlock(THIS_MODULE);
+	return ret ?: nbytes;
+}
+
+static int aws_cg_ratio_show(struct seq_file *m, void *v)
+{
+	unsigned long r;
+
+	r = aws_cg_get(cgroup_id(seq_css(m)->cgroup)) >> AWS_CG_RATIO_SHIFT;
+	if (!r)
+		seq_puts(m, "default\n");
+	else if (r - 1 == AWS_RATIO_AUTO)
+		seq_puts(m, "auto\n");
+	else
+		seq_printf(m, "%lu\n", r - 1);
+	return 0;
+}
+
+static ssize_t aws_cg_ratio_write(struct kernfs_open_file *of, char *buf,
+				  size_t nbytes, loff_t off)
+{
+	unsigned long old, r = 0;
+	unsigned int ratio;
+	u64 id = aws_of_id(of);
+	int ret;
+
+	if (!aws_word(buf, nbytes, "default")) {
+		if (aws_ratio_parse(buf, nbytes, &ratio))
+			return -EINVAL;
+		r = ratio + 1;
+	}
+	kernel_param_lock(THIS_MODULE);
+	old = aws_cg_get(id);
+	ret = aws_cg_set(id, (old & AWS_CG_POLICY_MASK) |
+			 r << AWS_CG_RATIO_SHIFT);
+	kernel_param_unlock(THIS_MODULE);
+	return ret ?: nbytes;
+}
+
+static struct cftype aws_cg_files[] = {
+	{
+		.name = "anon_ws_policy",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = aws_cg_policy_show,
+		.write = aws_cg_policy_write,
+	},
+	{
+		.name = "anon_ws_ratio",
+		.flags = CFTYPE_NOT_ON_ROOT,
+		.seq_show = aws_cg_ratio_show,
+		.write = aws_cg_ratio_write,
+	},
+	{ }	/* terminate */
+};
+
+int aws_cgroup_init(void)
+{
+	if (mem_cgroup_disabled())
+		return 0;
+	return cgroup_add_dfl_cftypes(&memory_cgrp_subsys, aws_cg_files);
+}
+
+/* Remove the files: no write can start after this. */
+void aws_cgroup_exit(void)
+{
+	if (!mem_cgroup_disabled())
+		cgroup_rm_cftypes(aws_cg_files);
+	cancel_work_sync(&aws_cg_collect_work);
+}
+
+/* Forget every setting: inside a switch, parameter lock held. */
+void aws_cgroup_clear(void)
+{
+	xa_destroy(&aws_cg_table);
+	atomic_set(&aws_cg_entries, 0);
+}
+
+/* How many cgroups have a setting of their own, for /proc. */
+int aws_cgroup_entries(void)
+{
+	return atomic_read(&aws_cg_entries);
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * detect - the whole seed series (workingset protection and detection)
+ *
+ * Protection alone thrashes when a new workingset is re-used at intervals
+ * longer than the inactive list but shorter than memory: its pages are
+ * evicted before their second reference, every time.  So an evicted anon
+ * page leaves a shadow in its swap-cache slot stamped with a private anon
+ * clock, which anon evictions and activations advance.  On swap-in the
+ * refault distance (clock now minus the stamp) is the number of extra
+ * slots the page would have needed to stay resident; if the active anon
+ * list could have given them up, the page belongs to the workingset and
+ * starts active.  A folio of more than one page leaves no shadow, as in
+ * the seed.  File refaults, on their own clock, are compared with active
+ * file only.
+ */
+#include "aws_policy.h"
+
+static enum aws_decision detect_no(const struct aws_folio *f, void *state)
+{
+	return AWS_NO;
+}
+
+static enum aws_decision detect_yes(const struct aws_folio *f, void *state)
+{
+	return AWS_YES;
+}
+
+static enum aws_decision detect_evict(const struct aws_folio *f, void *state)
+{
+	return f->nr_pages == 1 ? AWS_YES : AWS_NO;
+}
+
+static enum aws_decision detect_refault(struct aws_refault *r, void *state)
+{
+	r->workingset_size = r->sizes.active_anon;
+	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
+}
+
+static unsigned long detect_file_workingset(const struct aws_lru_sizes *s,
+					    unsigned long stock_size)
+{
+	return s->active_file;
+}
+
+const struct aws_policy aws_policy_detect = {
+	.name = "detect",
+	.description = "seed 1-7: inactive-first, anon shadows on an anon clock",
+	.clock = AWS_CLOCK_ANON,
+	.new_anon = detect_no,		/* start inactive */
+	.swapin = detect_yes,		/* PG_workingset for PSI */
+	.evict = detect_evict,
+	.refault = detect_refault,
+	.age = detect_yes,		/* activations age the anon clock */
+	.file_workingset = detect_file_workingset,
+};

@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Per-cgroup policy suite: memory.anon_ws_policy and memory.anon_ws_ratio
+# exist in every memory cgroup but the root while the module is loaded;
+# two sibling cgroups run two policies at the same time and each shows its
+# own policy's defining behaviour (placement, shadows); a child without a
+# setting inherits its parent's; a cgroup's policy changes under a
+# verifying load like a global switch (counted, swept); a deleted cgroup's
+# setting is dropped and a new cgroup of the same name starts at default;
+# bad input is refused with nothing changed.
+. "$AWS_TOOLS/guest/lib.sh"
+
+CG=/sys/fs/cgroup
+mod_unload
+echo +memory >$CG/cgroup.subtree_control
+rmdir $CG/pa/kid $CG/pa $CG/pb $CG/pc $CG/pd 2>/dev/null
+mkdir -p $CG/pa/kid $CG/pb $CG/pc
+echo +memory >$CG/pa/cgroup.subtree_control
+check no_files_without_module test ! -e $CG/pa/memory.anon_ws_policy
+insmod "$AWS_MOD" policy=stock || bail insmod "insmod policy=stock failed"
+check files_in_every_cgroup test -e $CG/pa/memory.anon_ws_policy -a \
+	-e $CG/pa/kid/memory.anon_ws_ratio -a -e $CG/pb/memory.anon_ws_ratio
+check no_files_in_root test ! -e $CG/memory.anon_ws_policy
+ALL=$(aws_policies)
+expect starts_default list "$(cat $CG/pa/memory.anon_ws_policy)" = "[default] $ALL"
+
+# try_write FILE VALUE: one write(2) of VALUE (printf %b escapes); errno name.
+try_write() {
+	local out
+	out=$(printf '%b' "$2" | dd of="$1" bs=4096 count=1 2>&1 >/dev/null)
+	case $out in
+	*"Invalid argument"*) echo EINVAL ;;
+	*"No such file"*) echo ENOENT ;;
+	*"error writing"*|*"failed to open"*) echo "ERR($out)" ;;
+	*) echo OK ;;
+	esac
+}
+sw=$(aws_stat switches) bad=''
+for v in 'bogus' 'DETECT' '[detect]' 'detect\n\n' 'det\0ect' ' detect' 'detect ' \
+	'default\n\n' 'defaultx'; do
+	got=$(try_write $CG/pa/memory.anon_ws_policy "$v")
+	[ "$got" = EINVAL ] || bad+=" '$v'->$got"
+done
+[ "$(cat $CG/pa/memory.anon_ws_policy)" = "[default] $ALL" ] || bad+=" setting changed"
+[ "$(aws_stat switches)" = "$sw" ] || bad+=" switches $sw -> $(aws_stat switches)"
+check bad_policy_refused_nothing_changed test -z "$bad"
+[ -z "$bad" ] || diag "bad policy writes:$bad"
+bad=''
+for v in '0' '1025' '-1' 'x' 'AUTO' '05' '3\n\n'; do
+	got=$(try_write $CG/pa/memory.anon_ws_ratio "$v")
+	[ "$got" = EINVAL ] || bad+=" '$v'->$got"
+done
+[ "$(cat $CG/pa/memory.anon_ws_ratio)" = default ] || bad+=" setting changed"
+check bad_ratio_refused_nothing_changed test -z "$bad"
+[ -z "$bad" ] || diag "bad ratio writes:$bad"
+rt=''
+for v in 1 1024 auto default; do
+	echo $v >$CG/pb/memory.anon_ws_ratio && rt+="$(cat $CG/pb/memory.anon_ws_ratio) "
+done
+expect ratio_round_trip read "$rt" = "1 1024 auto default "
+
+# in_cg NAME CMD...: run CMD in the existing cgroup NAME.
+in_cg() { local cg=$CG/$1; shift; (echo $BASHPID >"$cg/cgroup.procs" && exec "$@"); }
+split_kb() { # split_kb CGROUP -> "active_kb inactive_kb" of its anon pages
+	awk '$1 == "active_anon" { a = $2 } $1 == "inactive_anon" { i = $2 }
+		END { print int(a / 1024), int(i / 1024) }' "$CG/$1/memory.stat"
+}
+
+# Siblings, at the same time, no memory pressure: pa (baseline, set on the
+# parent of kid, which has no setting: inherited) starts new anon pages
+# active, pb (protect) inactive.  The global policy (stock) decides neither.
+echo baseline >$CG/pa/memory.anon_ws_policy
+echo protect >$CG/pb/memory.anon_ws_policy
+expect global_policy_untouched policy "$(get_policy)" = stock
+expect kid_still_default list "$(cat $CG/pa/kid/memory.anon_ws_policy)" = "[default] $ALL"
+echo reset >/proc/anon_workingset
+in_cg pa/kid aws-zipf --size 48M --seconds 60 >/dev/null 2>&1 &
+za=$!
+in_cg pb aws-zipf --size 48M --seconds 60 >/dev/null 2>&1 &
+zb=$!
+for _ in $(seq 1 150); do	# until both have filled their 48M
+	a=$(cg_stat pa/kid anon) b=$(cg_stat pb anon)
+	[ "${a:-0}" -ge $((48 << 20)) ] && [ "${b:-0}" -ge $((48 << 20)) ] && break
+	sleep 0.2
+done
+sleep 0.5
+read -r ka ki < <(split_kb pa/kid)
+read -r pa pi < <(split_kb pb)
+cg_stop pa/kid
+cg_stop pb
+wait $za $zb
+diag "pa/kid (baseline, inherited): active ${ka} kB inactive ${ki} kB;" \
+	"pb (protect): active ${pa} kB inactive ${pi} kB"
+expect inherited_baseline_places_active active_kb "$ka" -gt 36864
+expect sibling_protect_places_inactive inactive_kb "$pi" -gt 36864
+pla=$(aws_stat placed_active) pli=$(aws_stat placed_inactive)
+if [ "$pla" -ge 9216 ] && [ "$pli" -ge 9216 ]; then
+	ok "module_placed_both_ways # placed_active $pla, placed_inactive $pli"
+else
+	fail module_placed_both_ways "placed_active $pla, placed_inactive $pli (want >= 9216 each)"
+fi
+
+# Shadows, at the same time, under each cgroup's own limit: pa detect
+# (anon shadows: refaults in its memory.stat; the load runs in pa/kid,
+# which inherits it), pb baseline (none), each 32M of random writes in
+# 16M.
+echo detect >$CG/pa/memory.anon_ws_policy
+echo baseline >$CG/pb/memory.anon_ws_policy
+echo 16M >$CG/pa/memory.max
+echo 16M >$CG/pb/memory.max
+W=$(randw_writes 32)
+in_cg pa/kid aws-randw --size 32M --threads 1 --writes "$W" --verify-writes >/tmp/pa.out 2>&1 &
+ra=$!
+in_cg pb aws-randw --size 32M --threads 1 --writes "$W" --verify-writes >/tmp/pb.out 2>&1 &
+rb=$!
+wait $ra; rca=$?
+wait $rb; rcb=$?
+fa=$(cg_stat pa/kid workingset_refault_anon) fb=$(cg_stat pb workingset_refault_anon)
+ma=$(cg_stat pa/kid pgmajfault) mb=$(cg_stat pb pgmajfault)
+diag "pa/kid (detect, inherited): refaults $fa majfaults $ma exit $rca; pb (baseline): refaults $fb majfaults $mb exit $rcb"
+if [ "$fa" -gt 1000 ] && [ $rca = 0 ] && grep -q 'verify_fail=0' /tmp/pa.out; then
+	ok "detect_sibling_judges_refaults # workingset_refault_anon $fa, verified"
+else
+	fail detect_sibling_judges_refaults "refaults $fa, exit $rca: $(grep RESULT /tmp/pa.out)"
+fi
+if [ "$fb" = 0 ] && [ "$mb" -gt 1000 ] && [ $rcb = 0 ] && grep -q 'verify_fail=0' /tmp/pb.out; then
+	ok "baseline_sibling_leaves_no_shadows # refaults 0, majfaults $mb, verified"
+else
+	fail baseline_sibling_leaves_no_shadows "refaults $fb, majfaults $mb, exit $rcb"
+fi
+
+# A cgroup's policy changed under a verifying load: every policy in turn,
+# twice; each change is a switch with its sweep, the data stays intact.
+echo 16M >$CG/pc/memory.max
+in_cg pc aws-randw --size 32M --threads 2 --seconds 600 --verify-writes >/tmp/pc.out 2>&1 &
+rc_pid=$!
+sleep 2
+sw=$(aws_stat switches) sweeps=$(aws_stat sweeps) n=0 cur=default bad=0 in0=$(vmstat pswpin)
+for p in $ALL $ALL; do
+	echo "$p" >$CG/pc/memory.anon_ws_policy || bad=$((bad + 1))
+	[ "$p" = "$cur" ] || n=$((n + 1))
+	cur=$p
+done
+din=$(($(vmstat pswpin) - in0))
+cg_stop pc
+wait $rc_pid; rcc=$?
+if [ $bad = 0 ] && [ $((sw + n)) = "$(aws_stat switches)" ] &&
+	[ $((sweeps + n)) = "$(aws_stat sweeps)" ] && [ $din -gt 0 ]; then
+	ok "policy_changes_under_load # $n switches, $n sweeps, pswpin +$din"
+else
+	fail policy_changes_under_load "$bad failed writes; switches $sw -> $(aws_stat switches)," \
+		"sweeps $sweeps -> $(aws_stat sweeps), wanted +$n; pswpin +$din"
+fi
+if [ $rcc = 0 ] && grep -q 'verify_fail=0' /tmp/pc.out; then
+	ok "verified_across_cgroup_changes # $(result_get "$(grep RESULT /tmp/pc.out)" pages_verified) pages"
+else
+	fail verified_across_cgroup_changes "exit $rcc: $(grep -m1 'RESULT\|VERIFY_FAIL' /tmp/pc.out)"
+fi
+
+# A deleted cgroup's setting goes; a new cgroup of the same name starts
+# at default (its id is new, whatever memcg id it gets).
+mkdir $CG/pd
+echo upstream >$CG/pd/memory.anon_ws_policy
+n0=$(aws_stat cgroups_with_settings)
+rmdir $CG/pd
+mkdir $CG/pd
+echo 3 >$CG/pb/memory.anon_ws_ratio	# a write lets the collector run
+for _ in $(seq 1 20); do
+	[ "$(aws_stat cgroups_with_settings)" -lt "$n0" ] && break
+	sleep 0.1
+done
+n1=$(aws_stat cgroups_with_settings)
+if [ "$(cat $CG/pd/memory.anon_ws_policy)" = "[default] $ALL" ] && [ "$n1" = $((n0 - 1)) ]; then
+	ok "deleted_cgroup_setting_dropped # settings $n0 -> $n1, the new pd is default"
+else
+	fail deleted_cgroup_setting_dropped "settings $n0 -> $n1, pd reads $(cat $CG/pd/memory.anon_ws_policy)"
+fi
+rmdir $CG/pd
+check write_to_deleted_cgroup_fails bash -c "! echo detect >$CG/pd/memory.anon_ws_policy 2>/dev/null"
+
+# Unload with settings in place: the files go, and a reload starts clean.
+check rmmod_with_settings rmmod anon_workingset
+check files_gone_after_unload test ! -e $CG/pa/memory.anon_ws_policy
+insmod "$AWS_MOD" || bail insmod_again "insmod failed"
+expect reload_starts_default list "$(cat $CG/pa/memory.anon_ws_policy)" = "[default] $ALL"
+rmmod anon_workingset
+rmdir $CG/pa/kid $CG/pa $CG/pb $CG/pc
+ktap_end
