@@ -72,8 +72,17 @@ shm_write switch
 ev=$(aws_stat evictions)
 sw=$(swapped switch)
 set_policy stock
-expect switch_sweep_drops_module_shadows last_sweep_shadows "$(aws_stat last_sweep_shadows)" \
-	-ge $((sw * 9 / 10))
+# Every shadow detect wrote since the reset (its evictions counter) is in
+# a swap cache and must be swept.  Not the file's swap usage: pages still
+# in the swap cache hold a slot but have no shadow yet, and how many
+# depends on how far writeback got (seen under host load: 5483 shadows
+# for 6628 slots).
+lss=$(aws_stat last_sweep_shadows)
+if [ "$ev" -gt $((PAGES / 4)) ] && [ "$lss" -ge $((ev * 9 / 10)) ]; then
+	ok "switch_sweep_drops_module_shadows # swept $lss of $ev shadows written"
+else
+	fail switch_sweep_drops_module_shadows "swept $lss, detect wrote $ev (want >= 90 %, and > $((PAGES / 4)))"
+fi
 diag "detect evictions $ev, in swap $sw, swept $(aws_stat last_sweep_shadows)"
 read -r ref in < <(shm_readback switch)
 expect switch_to_stock_no_old_clock refaults "$ref" -eq 0
