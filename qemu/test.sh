@@ -12,8 +12,8 @@
 # stalls RCU and panics on purpose; lane 2 boots guest B (the longest;
 # measured, A + C + negative is about as long).  Which suites
 # each guest runs, and how many cases each must emit, is qemu/manifest's
-# (test-a: workloads, policies, fidelity; test-b: module, filerule, hostile, and reliability
-# and stress at make-test size; test-c: harness, nomemcg); a missing, short
+# (test-a: workloads, policies, fidelity; test-b: module, filerule, hostile, reliability
+# and stress at make-test size, tracing; test-c: harness, nomemcg); a missing, short
 # or miscounted suite, or a guest that ran another list, fails.  The harness
 # suite's memory hog runs in C: under TCG the first episode of global memory
 # pressure in a boot costs about 10 s, and nomemcg needs one anyway.  The
