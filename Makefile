@@ -11,6 +11,7 @@
 #   make run         policy experiment in one boot (PLAN=short|full)
 #   make sim         trace simulator: each policy vs Belady's OPT
 #   make stress      longer reliability campaign in the guest
+#   make bench-cost  cost of the hooks under -icount: unpatched vs patched, policies vs stock
 #   make shell       interactive guest on the serial console (MEM=, CPUS=)
 #   make check-style checkpatch --strict + sparse;  make check-hooks-off
 #   VARIANT=debug    any of the above on the debug kernel (KASAN, lockdep, ...)
@@ -30,7 +31,7 @@ UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
 .PHONY: all deps kernel rootfs module userspace tools unit test quick run sim \
-	stress shell clean distclean check-style check-hooks-off
+	stress bench-cost shell clean distclean check-style check-hooks-off
 
 all: kernel rootfs module userspace tools
 
@@ -81,6 +82,13 @@ sim: userspace
 
 stress: deps kernel rootfs tools
 	@bash qemu/stress.sh $(VARIANT)
+
+# A benchmark, not a test: never part of `make test`.  Builds the unpatched
+# kernel too (build/kernel-unpatched); figures in build/bench-cost/latest/.
+# The default kernel only: its costs are the ones that matter.
+bench-cost: override VARIANT = default
+bench-cost: deps kernel rootfs tools
+	@bash qemu/bench-cost.sh
 
 shell: deps kernel rootfs tools
 	@bash qemu/run-guest.sh --plan shell --interactive --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)

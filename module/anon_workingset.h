@@ -44,10 +44,10 @@ void aws_switch_global(unsigned int policy);
 
 /* aws_cgroup.c */
 struct mem_cgroup;
+extern atomic_t aws_cg_entries;	/* cgroups with a setting of their own */
 int aws_cgroup_init(void);
 void aws_cgroup_exit(void);
 void aws_cgroup_clear(void);
-int aws_cgroup_entries(void);
 void aws_cgroup_lookup(struct mem_cgroup *memcg, unsigned int *policy,
 		       unsigned int *ratio);
 

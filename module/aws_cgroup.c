@@ -63,7 +63,7 @@
 
 static DEFINE_XARRAY(aws_cg_table);
 /* Entries in the table: lookups are skipped while there are none. */
-static atomic_t aws_cg_entries = ATOMIC_INIT(0);
+atomic_t aws_cg_entries = ATOMIC_INIT(0);
 
 static unsigned long aws_cg_get(u64 id)
 {
@@ -264,10 +264,4 @@ void aws_cgroup_clear(void)
 {
 	xa_destroy(&aws_cg_table);
 	atomic_set(&aws_cg_entries, 0);
-}
-
-/* How many cgroups have a setting of their own, for /proc. */
-int aws_cgroup_entries(void)
-{
-	return atomic_read(&aws_cg_entries);
 }

@@ -46,8 +46,11 @@ static struct aws_run *aws_run_of(struct mem_cgroup *memcg,
 	return &aws_runs[policy];
 }
 
+/* The fast path while no cgroup has a setting: the global policy. */
 static struct aws_run *aws_folio_run(struct folio *folio)
 {
+	if (likely(!atomic_read(&aws_cg_entries)))
+		return &aws_runs[READ_ONCE(aws_global)];
 	return aws_run_of(folio_memcg_rcu(folio), NULL);
 }
 
@@ -178,17 +181,18 @@ static bool aws_swapin(struct folio *folio, void *shadow)
 {
 	struct aws_run *r = aws_folio_run(folio);
 	const struct aws_policy *p = r->policy;
-	struct aws_folio f = aws_describe(folio);
+	struct aws_folio f;
 
 	if (shadow && aws_switching()) {
 		/* Maybe stamped with the old clock: judge nothing. */
-		aws_count(AWS_REFAULTS_DROPPED, f.nr_pages);
+		aws_count(AWS_REFAULTS_DROPPED, folio_nr_pages(folio));
 		shadow = NULL;
 		if (r->stock)
 			return true;
 	}
 	if (r->stock)
 		return false;
+	f = aws_describe(folio);
 	aws_count(AWS_SWAPINS, f.nr_pages);
 	/* Only swap-ins through the swap cache, not SWP_SYNCHRONOUS_IO's. */
 	if (p->swapin && folio_test_swapcache(folio) &&
@@ -318,8 +322,16 @@ static unsigned long aws_anon_inactive_ratio(struct lruvec *lruvec,
 					     unsigned long ratio)
 {
 	unsigned int param;
-	struct aws_run *r = aws_run_of(lruvec_memcg(lruvec), &param);
+	struct aws_run *r;
 
+	if (likely(!atomic_read(&aws_cg_entries))) {
+		r = &aws_runs[READ_ONCE(aws_global)];
+		param = READ_ONCE(aws_ratio);
+	} else {
+		r = aws_run_of(lruvec_memcg(lruvec), &param);
+	}
+	if (r->stock)
+		return ratio;
 	return aws_policy_ratio(r->policy, param, ratio, aws_state(r, lruvec));
 }
 
@@ -330,7 +342,10 @@ static unsigned long aws_file_workingset(struct lruvec *eviction_lruvec,
 	const struct aws_policy *p;
 	struct aws_lru_sizes sizes = { 0 };
 
-	p = aws_run_of(lruvec_memcg(eviction_lruvec), NULL)->policy;
+	if (likely(!atomic_read(&aws_cg_entries)))
+		p = aws_runs[READ_ONCE(aws_global)].policy;
+	else
+		p = aws_run_of(lruvec_memcg(eviction_lruvec), NULL)->policy;
 
 	if (!p->file_workingset)
 		return size;

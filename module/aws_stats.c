@@ -102,7 +102,7 @@ static int aws_show(struct seq_file *m, void *v)
 		seq_puts(m, "ratio auto\n");
 	else
 		seq_printf(m, "ratio %u\n", READ_ONCE(aws_ratio));
-	seq_printf(m, "cgroups_with_settings %d\n", aws_cgroup_entries());
+	seq_printf(m, "cgroups_with_settings %d\n", atomic_read(&aws_cg_entries));
 	seq_printf(m, "hooks_live %d\n", anon_ws_classic_lru());
 	seq_printf(m, "eviction_bits %u\n", aws_layout.eviction_bits);
 	seq_printf(m, "bucket_order %u\n", aws_layout.bucket_order);

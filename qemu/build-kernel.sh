@@ -13,7 +13,13 @@
 # object folder remembers the config key (package + series + fragments), so a
 # change in any of them is detected and reported.
 #
-# usage: qemu/build-kernel.sh [default|debug]
+# The unpatched variant is the reference for the cost benchmark
+# (qemu/bench-cost.sh): the same tarball and config fragment, without the
+# series (its own extraction in build/src-unpatched/, never patched) and
+# without the CONFIG_ANON_WS_HOOKS line the stock tree does not know, built
+# into build/kernel-unpatched/.
+#
+# usage: qemu/build-kernel.sh [default|debug|unpatched]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 # Flags of a calling make (e.g. -s from `make -s kernel`) would silence the
@@ -24,7 +30,14 @@ VARIANT=${1:-default}
 case $VARIANT in
 default) FRAGS=("$AWS_TOP/qemu/kernel.config") ;;
 debug) FRAGS=("$AWS_TOP/qemu/kernel.config" "$AWS_TOP/qemu/kernel-debug.config") ;;
-*) die "unknown kernel variant '$VARIANT' (expected default or debug)" ;;
+unpatched)
+	AWS_SRC_PARENT=$AWS_BUILD/src-unpatched
+	AWS_SRC=$AWS_SRC_PARENT/linux-source-6.1
+	mkdir -p "$AWS_SRC_PARENT"
+	FRAGS=("$AWS_SRC_PARENT/kernel.config")
+	grep -v '^CONFIG_ANON_WS_HOOKS=' "$AWS_TOP/qemu/kernel.config" >"${FRAGS[0]}"
+	;;
+*) die "unknown kernel variant '$VARIANT' (expected default, debug or unpatched)" ;;
 esac
 OBJ=$AWS_BUILD/kernel-$VARIANT
 JOBS=${JOBS:-$(nproc)}
@@ -38,7 +51,8 @@ KCC="ccache gcc"
 command -v ccache >/dev/null || die "ccache missing (run: make deps)"
 
 pkgver=$(kernel_pkg_version)
-mapfile -t SERIES < <(patch_series)
+SERIES=()
+[ "$VARIANT" = unpatched ] || mapfile -t SERIES < <(patch_series)
 series_key=$( { echo "$pkgver"; for p in "${SERIES[@]}"; do basename "$p"; cat "$p"; done; } |
 	sha256sum | cut -c1-16)
 

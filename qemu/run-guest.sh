@@ -18,10 +18,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PLAN=test MEM=512M CPUS=2 SWAP=1G TIMEOUT=900 APPEND="" VARIANT=default NAME="" INTERACTIVE=0
+ICOUNT=""
 usage() {
 	cat <<USAGE
 usage: $0 --plan PLAN [--mem 512M] [--cpus 2] [--swap 1G] [--timeout SECONDS]
-          [--append 'kernel args'] [--variant default|debug] [--name RUN] [--interactive]
+          [--append 'kernel args'] [--variant default|debug|unpatched] [--name RUN]
+          [--icount SUBOPTIONS] [--interactive]
+--variant unpatched boots build/kernel-unpatched (no hook patch) with the
+default variant's tools disk; --icount passes -icount SUBOPTIONS to QEMU
+(TCG only: guest time counts executed instructions, see qemu/bench-cost.sh)
 plans: $(cd "$AWS_TOP/qemu/guest/plans" && for p in *.sh; do printf '%s ' "${p%.sh}"; done)
 USAGE
 	exit 1
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--append) APPEND=$2; shift 2 ;;
 	--variant) VARIANT=$2; shift 2 ;;
 	--name) NAME=$2; shift 2 ;;
+	--icount) ICOUNT=$2; shift 2 ;;
 	--interactive) INTERACTIVE=1; shift ;;
 	-h|--help) usage ;;
 	*) echo "error: unknown argument '$1'" >&2; usage ;;
@@ -50,6 +56,8 @@ done
 KERNEL=$AWS_BUILD/kernel-$VARIANT/arch/x86/boot/bzImage
 ROOTFS=$AWS_BUILD/rootfs.img
 TOOLS=$AWS_BUILD/tools-$VARIANT.img
+# the unpatched kernel has no module of its own; its plans use the workloads
+[ "$VARIANT" = unpatched ] && TOOLS=$AWS_BUILD/tools-default.img
 for f in "$KERNEL" "$ROOTFS" "$TOOLS"; do
 	[ -f "$f" ] || die "$f missing (run: make kernel rootfs tools)"
 done
@@ -71,6 +79,11 @@ case $ACCEL in
 kvm) CPU=host ACCEL_OPT=kvm ;;
 *) CPU=max ACCEL_OPT=tcg,thread=${TCG_THREAD:-single} ;;
 esac
+ICOUNT_OPT=()
+if [ -n "$ICOUNT" ]; then
+	[ "$ACCEL" = tcg ] || die "--icount needs TCG (run with ACCEL=tcg)"
+	ICOUNT_OPT=(-icount "$ICOUNT")
+fi
 
 CMDLINE="console=ttyS0 root=/dev/vda rw init=/sbin/aws-init panic=-1 oops=panic"
 CMDLINE+=" hung_task_panic=1 softlockup_panic=1 aws.plan=$PLAN"
@@ -80,7 +93,7 @@ CMDLINE+=" hung_task_panic=1 softlockup_panic=1 aws.plan=$PLAN"
 # longest threshold.
 [ "$VARIANT" = debug ] && CMDLINE+=" pci=noacpi watchdog_thresh=60"
 CMDLINE+=" $APPEND"
-QEMU=(qemu-system-x86_64 -accel "$ACCEL_OPT" -cpu "$CPU" -m "$MEM" -smp "$CPUS"
+QEMU=(qemu-system-x86_64 -accel "$ACCEL_OPT" "${ICOUNT_OPT[@]}" -cpu "$CPU" -m "$MEM" -smp "$CPUS"
 	-kernel "$KERNEL" -append "$CMDLINE"
 	-drive "file=$ROOTFS,if=virtio,format=raw,snapshot=on"
 	-drive "file=$TOOLS,if=virtio,format=raw,readonly=on"
@@ -95,7 +108,7 @@ if [ $INTERACTIVE = 1 ]; then
 	exit 0
 fi
 
-echo "   guest: plan=$PLAN accel=$ACCEL_OPT mem=$MEM cpus=$CPUS swap=$SWAP timeout=${TIMEOUT}s log=${RUN#"$AWS_TOP"/}/console.log"
+echo "   guest: plan=$PLAN accel=$ACCEL_OPT${ICOUNT:+ icount=$ICOUNT} mem=$MEM cpus=$CPUS swap=$SWAP timeout=${TIMEOUT}s log=${RUN#"$AWS_TOP"/}/console.log"
 rc=0
 timeout --kill-after=10 "$TIMEOUT" "${QEMU[@]}" \
 	-serial "file:$RUN/console.log" -serial "file:$RUN/ktap.log" || rc=$?

@@ -7,13 +7,14 @@
 # "N passed, N failed".
 #
 # The guest suites run in two lanes at once (one host core each, TCG is
-# single-threaded): lane 1 boots guest A, then guest C, booted with
-# cgroup_disable=memory, then the negative guest, which fires a WARN_ON,
-# stalls RCU and panics on purpose; lane 2 boots guest B (the longest;
-# measured, A + C + negative is about as long).  Which suites
-# each guest runs, and how many cases each must emit, is qemu/manifest's
-# (test-a: workloads, policies, fidelity; test-b: module, filerule, hostile, reliability
-# and stress at make-test size, tracing; test-c: harness, nomemcg); a missing, short
+# single-threaded): lane 1 boots guest A, then the negative guest, which
+# fires a WARN_ON, stalls RCU and panics on purpose; lane 2 boots guest B,
+# then guest C, booted with cgroup_disable=memory (measured, the two lanes
+# are about as long).  Which suites each guest runs, and how many cases
+# each must emit, is qemu/manifest's (test-a: workloads, policies,
+# fidelity, cgroups; test-b: module, filerule, hostile, reliability at
+# make-test size, tracing; test-c: harness, nomemcg; the stress suite runs in make
+# stress only); a missing, short
 # or miscounted suite, or a guest that ran another list, fails.  The harness
 # suite's memory hog runs in C: under TCG the first episode of global memory
 # pressure in a boot costs about 10 s, and nomemcg needs one anyway.  The
@@ -175,17 +176,18 @@ if [ -n "${AWS_SUITES:-}" ]; then
 	reap test
 	stage_done
 else
-	stage "guests, two lanes: A ($(manifest_suites test-a)), C (cgroup_disable=memory:" \
-		"$(manifest_suites test-c)), then a guest that must be reported for a WARN, an RCU" \
-		"stall and a panic; B ($(manifest_suites test-b))"
+	stage "guests, two lanes: A ($(manifest_suites test-a)), then a guest that must be" \
+		"reported for a WARN, an RCU stall and a panic; B ($(manifest_suites test-b))," \
+		"then C (cgroup_disable=memory: $(manifest_suites test-c))"
 	{
 		guest test-a 256M 900 "" ""
-		guest test-c 192M 600 cgroup_disable=memory ""
 		negative_guest
 	} &
 	lane1=$!
 	{
-		guest test-b 512M 900 "" AWS_CYCLES=20,AWS_FLIPS=200,AWS_STRESS_SECONDS=1,AWS_LIMIT_MB=16
+		# 60 flips walk all 30 ordered pairs of 6 policies
+		guest test-b 512M 900 "" AWS_CYCLES=8,AWS_FLIPS=60,AWS_LIMIT_MB=16
+		guest test-c 192M 600 cgroup_disable=memory ""
 	} &
 	wait $lane1 $!
 	reap test-a
