@@ -39,7 +39,7 @@ extern bool aws_sweeping;
 extern const struct anon_ws_ops aws_ops;
 unsigned int aws_policy_index(const struct aws_policy *p);
 void aws_switch_begin(void);
-void aws_switch_end(void);
+unsigned long aws_switch_end(void);
 void aws_switch_global(unsigned int policy);
 
 /* aws_cgroup.c */

@@ -50,6 +50,7 @@
 #include <linux/xarray.h>
 
 #include "anon_workingset.h"
+#include "aws_trace.h"
 
 /*
  * An entry packs the two settings of a cgroup: bits 0-7 the policy (0 =
@@ -165,7 +166,7 @@ static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 				   size_t nbytes, loff_t off)
 {
 	const struct aws_policy *p = NULL;
-	unsigned long old, new, idx = 0;
+	unsigned long old, new, swept, idx = 0;
 	u64 id = aws_of_id(of);
 	int ret = 0;
 
@@ -181,9 +182,12 @@ static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 	if (new != old) {
 		aws_switch_begin();
 		ret = aws_cg_set(id, new);
-		aws_switch_end();
-		if (!ret)
+		swept = aws_switch_end();
+		if (!ret) {
 			atomic_long_inc(&aws_switches);
+			trace_aws_switch("cgroup", id, p ? p->name : "default",
+					 swept);
+		}
 	}
 	kernel_param_unlock(THIS_MODULE);
 	return ret ?: nbytes;

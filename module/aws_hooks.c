@@ -28,6 +28,7 @@
 #include <linux/xarray.h>
 
 #include "anon_workingset.h"
+#include "aws_trace.h"
 
 /*
  * The policy that decides for @memcg (NULL without memcg): its own, an
@@ -104,6 +105,7 @@ static bool aws_new_anon(struct folio *folio, struct vm_area_struct *vma)
 	f = aws_describe(folio);
 	active = r->policy->new_anon(&f, aws_folio_state(r, folio)) == AWS_YES;
 	aws_count(active ? AWS_PLACED_ACTIVE : AWS_PLACED_INACTIVE, f.nr_pages);
+	trace_aws_place(r->policy, folio_memcg_rcu(folio), f.nr_pages, active);
 	return active;
 }
 
@@ -157,6 +159,7 @@ static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 	rf.sizes.swap_available = mem_cgroup_get_nr_swap_pages(memcg) > 0;
 	activate = p->refault(&rf, aws_state(r, eviction_lruvec)) == AWS_YES;
 	aws_count_distance(rf.distance, rf.workingset_size);
+	trace_aws_refault(p, eviction_memcg, &rf, activate);
 	if (!activate)
 		return;
 
@@ -229,6 +232,8 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 	    p->clock == AWS_CLOCK_NONE) {
 		aws_clock_age(p->clock, lruvec, f.nr_pages);
 		aws_count(AWS_EVICTIONS_NOSHADOW, f.nr_pages);
+		trace_aws_evict(p, lruvec_memcg(lruvec), pgdat->node_id,
+				f.nr_pages, false, 0, f.workingset);
 		return true;
 	}
 	s.eviction = aws_clock_read(p->clock, lruvec);
@@ -238,6 +243,8 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 	aws_clock_age(p->clock, lruvec, f.nr_pages);
 	*shadow = xa_mk_value(aws_pack_shadow(&aws_layout, &s));
 	aws_count(AWS_EVICTIONS, f.nr_pages);
+	trace_aws_evict(p, lruvec_memcg(lruvec), s.nid, f.nr_pages, true,
+			s.eviction, s.workingset);
 	return true;
 }
 
@@ -246,6 +253,7 @@ static bool aws_age(struct lruvec *lruvec, struct folio *folio)
 	struct aws_run *r;
 	const struct aws_policy *p;
 	struct aws_folio f;
+	bool aged;
 
 	if (folio_is_file_lru(folio))
 		return false;
@@ -259,7 +267,9 @@ static bool aws_age(struct lruvec *lruvec, struct folio *folio)
 		lruvec = folio_lruvec(folio);
 	}
 	f = aws_describe(folio);
-	if (p->age(&f, aws_state(r, lruvec)) != AWS_YES)
+	aged = p->age(&f, aws_state(r, lruvec)) == AWS_YES;
+	trace_aws_age(p, f.nr_pages, aged);
+	if (!aged)
 		return true;		/* activations age nothing */
 	if (p->clock == AWS_CLOCK_SHARED)
 		return false;		/* the stock code ages the shared clock */
@@ -279,6 +289,7 @@ static bool aws_ref_activate(struct folio *folio)
 	if (p->first_reference(&f, aws_folio_state(r, folio)) != AWS_YES)
 		return false;
 	aws_count(AWS_REF_ACTIVATIONS, f.nr_pages);
+	trace_aws_activate(p, f.nr_pages, "first_reference");
 	return true;
 }
 
@@ -299,8 +310,10 @@ static bool aws_swapin_mapped(struct folio *folio)
 	 * what it will do.
 	 */
 	if (folio_test_lru(folio) && !folio_test_active(folio) &&
-	    !folio_test_unevictable(folio))
+	    !folio_test_unevictable(folio)) {
 		aws_count(AWS_SWAPIN_ACTIVATIONS, f.nr_pages);
+		trace_aws_activate(p, f.nr_pages, "swapin_mapped");
+	}
 	return true;
 }
 

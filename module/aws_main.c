@@ -36,6 +36,8 @@
 #include <linux/xarray.h>
 
 #include "anon_workingset.h"
+#define CREATE_TRACE_POINTS
+#include "aws_trace.h"
 
 /* One per registry entry (aws_policies[i]), for the life of the module. */
 struct aws_run *aws_runs;
@@ -95,18 +97,20 @@ static void aws_runs_free(void)
 	aws_runs = NULL;
 }
 
-static void aws_sweep_shadows(void)
+static unsigned long aws_sweep_shadows(void)
 {
 	unsigned long cleared = anon_ws_clear_swap_shadows();
 
 	aws_count(AWS_SHADOWS_SWEPT, cleared);
 	atomic_long_set(&aws_last_sweep, cleared);
 	atomic_long_inc(&aws_sweeps);
+	return cleared;
 }
 
 /*
  * A switch, with the parameter lock held: aws_switch_begin(), publish the
- * change (global policy or a cgroup's), aws_switch_end().  See above.
+ * change (global policy or a cgroup's), aws_switch_end(), which returns
+ * the number of shadows swept.  See above.
  */
 void aws_switch_begin(void)
 {
@@ -115,19 +119,25 @@ void aws_switch_begin(void)
 	smp_wmb();
 }
 
-void aws_switch_end(void)
+unsigned long aws_switch_end(void)
 {
+	unsigned long swept;
+
 	synchronize_rcu();
-	aws_sweep_shadows();
+	swept = aws_sweep_shadows();
 	synchronize_rcu();
 	WRITE_ONCE(aws_sweeping, false);
+	return swept;
 }
 
 void aws_switch_global(unsigned int policy)
 {
+	unsigned long swept;
+
 	aws_switch_begin();
 	WRITE_ONCE(aws_global, policy);
-	aws_switch_end();
+	swept = aws_switch_end();
+	trace_aws_switch("global", 0, aws_policies[policy]->name, swept);
 }
 
 /* The stock pack_shadow() layout of this kernel, with its bucket_order. */
@@ -152,12 +162,15 @@ static int __init aws_layout_setup(void)
  */
 static void aws_exit_policies(void)
 {
+	unsigned long swept;
+
 	kernel_param_lock(THIS_MODULE);
 	aws_live = false;
 	aws_switch_begin();
 	WRITE_ONCE(aws_global, aws_policy_index(&aws_policy_stock));
 	aws_cgroup_clear();
-	aws_switch_end();
+	swept = aws_switch_end();
+	trace_aws_switch("unload", 0, aws_policy_stock.name, swept);
 	kernel_param_unlock(THIS_MODULE);
 	anon_ws_unregister(&aws_ops);
 }

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aws_trace.h - trace events of anon_workingset.ko
+ *
+ * One event per decision the framework counts in /proc/anon_workingset,
+ * emitted where the counter is counted, so that a trace and the counters
+ * of the same run add up (docs/tracing.md):
+ *
+ *   aws_place     a new anon folio placed      placed_active/_inactive
+ *   aws_evict     an anon eviction             evictions (shadow=1),
+ *                                              evictions_noshadow (0)
+ *   aws_refault   a refault judged             refaults, activations
+ *                                              (activate=1), restores
+ *   aws_activate  first reference, swap-in     ref_activations,
+ *                                              swapin_activations
+ *   aws_age       an activation the policy aged (or not) its clock for
+ *   aws_switch    a policy switch and its sweep switches, shadows_swept
+ *
+ * Every page count is in pages, as the counters are.  Tracepoints are
+ * static keys: with an event off its call site is one patched jump and
+ * no argument is looked at, since TP_fast_assign() does every lookup.
+ */
+#ifndef _AWS_TRACE_HELPERS_H
+#define _AWS_TRACE_HELPERS_H
+#include <linux/memcontrol.h>
+
+/* A memcg's id, as shadow entries carry it; 0 without one. */
+static inline unsigned short aws_trace_memcg_id(struct mem_cgroup *memcg)
+{
+	return memcg ? mem_cgroup_id(memcg) : 0;
+}
+#endif
+
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM anon_workingset
+
+#if !defined(_AWS_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _AWS_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#include "aws_policy.h"
+
+TRACE_EVENT(aws_place,
+	    TP_PROTO(const struct aws_policy *policy, struct mem_cgroup *memcg,
+		     unsigned long nr_pages, bool active),
+	    TP_ARGS(policy, memcg, nr_pages, active),
+	    TP_STRUCT__entry(__string(policy, policy->name)
+			     __field(unsigned long, nr_pages)
+			     __field(unsigned short, memcg)
+			     __field(bool, active)),
+	    TP_fast_assign(__assign_str(policy, policy->name);
+			   __entry->nr_pages = nr_pages;
+			   __entry->memcg = aws_trace_memcg_id(memcg);
+			   __entry->active = active;),
+	    TP_printk("policy=%s nr_pages=%lu active=%d memcg=%u",
+		      __get_str(policy), __entry->nr_pages, __entry->active,
+		      __entry->memcg)
+);
+
+TRACE_EVENT(aws_evict,
+	    TP_PROTO(const struct aws_policy *policy, struct mem_cgroup *memcg,
+		     int nid, unsigned long nr_pages, bool shadow,
+		     unsigned long eviction, bool workingset),
+	    TP_ARGS(policy, memcg, nid, nr_pages, shadow, eviction, workingset),
+	    TP_STRUCT__entry(__string(policy, policy->name)
+			     __field(unsigned long, nr_pages)
+			     __field(unsigned long, eviction)
+			     __field(int, nid)
+			     __field(unsigned short, memcg)
+			     __field(bool, shadow)
+			     __field(bool, workingset)),
+	    TP_fast_assign(__assign_str(policy, policy->name);
+			   __entry->nr_pages = nr_pages;
+			   __entry->eviction = eviction;
+			   __entry->nid = nid;
+			   __entry->memcg = aws_trace_memcg_id(memcg);
+			   __entry->shadow = shadow;
+			   __entry->workingset = workingset;),
+	    TP_printk("policy=%s nr_pages=%lu shadow=%d eviction=%lu workingset=%d memcg=%u nid=%d",
+		      __get_str(policy), __entry->nr_pages, __entry->shadow,
+		      __entry->eviction, __entry->workingset, __entry->memcg,
+		      __entry->nid)
+);
+
+TRACE_EVENT(aws_refault,
+	    TP_PROTO(const struct aws_policy *policy, struct mem_cgroup *memcg,
+		     const struct aws_refault *rf, bool activate),
+	    TP_ARGS(policy, memcg, rf, activate),
+	    TP_STRUCT__entry(__string(policy, policy->name)
+			     __field(unsigned long, nr_pages)
+			     __field(unsigned long, distance)
+			     __field(unsigned long, workingset_size)
+			     __field(unsigned short, memcg)
+			     __field(bool, activate)
+			     __field(bool, restore)),
+	    TP_fast_assign(__assign_str(policy, policy->name);
+			   __entry->nr_pages = rf->nr_pages;
+			   __entry->distance = rf->distance;
+			   __entry->workingset_size = rf->workingset_size;
+			   __entry->memcg = aws_trace_memcg_id(memcg);
+			   __entry->activate = activate;
+			   __entry->restore = activate && rf->workingset;),
+	    TP_printk("policy=%s nr_pages=%lu distance=%lu workingset_size=%lu activate=%d restore=%d memcg=%u",
+		      __get_str(policy), __entry->nr_pages, __entry->distance,
+		      __entry->workingset_size, __entry->activate,
+		      __entry->restore, __entry->memcg)
+);
+
+TRACE_EVENT(aws_activate,
+	    TP_PROTO(const struct aws_policy *policy, unsigned long nr_pages,
+		     const char *reason),
+	    TP_ARGS(policy, nr_pages, reason),
+	    TP_STRUCT__entry(__string(policy, policy->name)
+			     __string(reason, reason)
+			     __field(unsigned long, nr_pages)),
+	    TP_fast_assign(__assign_str(policy, policy->name);
+			   __assign_str(reason, reason);
+			   __entry->nr_pages = nr_pages;),
+	    TP_printk("policy=%s nr_pages=%lu reason=%s",
+		      __get_str(policy), __entry->nr_pages, __get_str(reason))
+);
+
+TRACE_EVENT(aws_age,
+	    TP_PROTO(const struct aws_policy *policy, unsigned long nr_pages,
+		     bool aged),
+	    TP_ARGS(policy, nr_pages, aged),
+	    TP_STRUCT__entry(__string(policy, policy->name)
+			     __field(unsigned long, nr_pages)
+			     __field(bool, aged)),
+	    TP_fast_assign(__assign_str(policy, policy->name);
+			   __entry->nr_pages = nr_pages;
+			   __entry->aged = aged;),
+	    TP_printk("policy=%s nr_pages=%lu aged=%d",
+		      __get_str(policy), __entry->nr_pages, __entry->aged)
+);
+
+TRACE_EVENT(aws_switch,
+	    TP_PROTO(const char *scope, u64 cgroup, const char *policy,
+		     unsigned long swept),
+	    TP_ARGS(scope, cgroup, policy, swept),
+	    TP_STRUCT__entry(__string(scope, scope)
+			     __string(policy, policy)
+			     __field(u64, cgroup)
+			     __field(unsigned long, swept)),
+	    TP_fast_assign(__assign_str(scope, scope);
+			   __assign_str(policy, policy);
+			   __entry->cgroup = cgroup;
+			   __entry->swept = swept;),
+	    TP_printk("scope=%s cgroup=%llu policy=%s swept=%lu",
+		      __get_str(scope), __entry->cgroup, __get_str(policy),
+		      __entry->swept)
+);
+
+#endif /* _AWS_TRACE_H */
+
+/* Out of tree: found through Kbuild's -I$(src). */
+#undef TRACE_INCLUDE_PATH
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_PATH .
+#define TRACE_INCLUDE_FILE aws_trace
+#include <trace/define_trace.h>

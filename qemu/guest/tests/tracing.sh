@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tracing suite: the module's trace events (module/aws_trace.h, system
+# anon_workingset) are there with the module and gone without it, trace-cmd
+# sees them, and a trace of a thrash run under detect adds up to the
+# /proc/anon_workingset counters of the same run, exactly:
+#   aws_place nr_pages by active           = placed_active, placed_inactive
+#   aws_evict nr_pages by shadow           = evictions, evictions_noshadow
+#   aws_refault nr_pages, activate, restore = refaults, activations, restores
+#   evictions + activations + aged aws_age = the root anon clock's advance
+#   aws_switch count and swept             = switches, shadows_swept
+# and each refault's verdict is detect's rule on the figures it carries
+# (activate iff distance <= workingset_size).  The counters are read and
+# tracing_on is flipped by shell builtins only, and this shell runs in a
+# cgroup under policy stock, which counts and traces nothing: so the
+# thrash run, in its own cgroup under the global detect, is all that the
+# counters and the events see, both from before it starts to after it
+# ends.  A ring buffer that overran or dropped events fails the run (its
+# counts would not add up).
+. "$AWS_TOOLS/guest/lib.sh"
+
+T=/sys/kernel/tracing
+LIMIT=35M
+# policies.sh's thrash run, 4 rounds: about 60k evictions and refaults.
+THRASH=(aws-thrash --cold 64M --hot1 20M --cold-slice 24M --hot2 6M --rounds 4)
+# Per-CPU ring buffer: a run's events take about 5 MB, all of it possibly
+# on one CPU.
+BUF_KB=${AWS_TRACE_BUF_KB:-24576}	# AWS_ENV=AWS_TRACE_BUF_KB=64: overflow, must fail
+DAT=/tmp/aws-trace.dat
+
+[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
+check tracefs_available test -w $T/tracing_on -a -r $T/per_cpu/cpu0/stats
+buf0=$(cat $T/buffer_size_kb 2>/dev/null)
+
+mod_unload
+insmod "$AWS_MOD" policy=detect || bail insmod "insmod policy=detect failed"
+want="anon_workingset:aws_activate anon_workingset:aws_age anon_workingset:aws_evict"
+want+=" anon_workingset:aws_place anon_workingset:aws_refault anon_workingset:aws_switch"
+got=$(trace-cmd list -e 'anon_workingset:' 2>&1 | grep '^anon_workingset:' | sort | xargs)
+expect trace_cmd_lists_events events "$got" = "$want"
+
+# snap ARRAY: /proc/anon_workingset into the associative array ARRAY
+# (builtins only: no process starts, no page is faulted in).
+snap() {
+	local -n _s=$1
+	local k v
+	while read -r k v; do _s["$k"]=$v; done </proc/anon_workingset
+}
+# delta KEY: the counter's change over the window (B before, A after).
+delta() { echo $((A[$1] - B[$1])); }
+# anon_age ARRAY: the root anon clocks of every node, summed.
+anon_age() {
+	local -n _a=$1
+	local k v s=0
+	for k in "${!_a[@]}"; do
+		[[ $k = node*_anon_age ]] || continue
+		v=${_a[$k]}
+		s=$((s + v))
+	done
+	echo $s
+}
+# lost: events the ring buffer overwrote or dropped since it was cleared.
+lost() { awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }' $T/per_cpu/cpu*/stats; }
+# summary: trace-cmd report of $DAT as "key value" lines (pages summed,
+# per event and field); verdict_bad counts refaults whose activate is not
+# detect's rule on their distance and workingset_size.
+summary() {
+	trace-cmd report -i $DAT 2>/dev/null | awk '
+	{
+		ev = ""
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^aws_[a-z]+:$/) { ev = substr($i, 1, length($i) - 1); break }
+		if (ev == "") { if (/EVENTS DROPPED|LOST/) c["report_lost"]++; next }
+		delete f
+		for (j = i + 1; j <= NF; j++) {
+			n = index($j, "=")
+			if (n) f[substr($j, 1, n - 1)] = substr($j, n + 1)
+		}
+		c["events"]++
+		c[ev]++
+		if (ev == "aws_place")
+			c["place_" (f["active"] + 0 ? "active" : "inactive")] += f["nr_pages"]
+		else if (ev == "aws_evict")
+			c["evict_" (f["shadow"] + 0 ? "shadow" : "noshadow")] += f["nr_pages"]
+		else if (ev == "aws_refault") {
+			c["refault"] += f["nr_pages"]
+			c["refault_activate"] += f["activate"] * f["nr_pages"]
+			c["refault_restore"] += f["restore"] * f["nr_pages"]
+			if (f["activate"] + 0 != (f["distance"] + 0 <= f["workingset_size"] + 0))
+				c["verdict_bad"]++
+			if (f["activate"] + 0) c["verdict_in"]++; else c["verdict_out"]++
+		} else if (ev == "aws_age")
+			c["age_aged"] += f["aged"] * f["nr_pages"]
+		else if (ev == "aws_switch") {
+			c["swept"] += f["swept"]
+			c["switch_" f["scope"] "_" f["policy"]]++
+		}
+	}
+	END { for (k in c) print k, c[k] }'
+}
+# record_window CMD...: run CMD with the events on, into $DAT; counters
+# before and after in B and A, trace figures in E, lost events in LOST.
+declare -A B A E
+record_window() {
+	B=() A=() E=()
+	trace-cmd reset >/dev/null 2>&1
+	trace-cmd start -b "$BUF_KB" -e anon_workingset >/dev/null 2>&1 || return 1
+	echo 0 >$T/tracing_on
+	: >$T/trace	# empties every CPU buffer, zeroes its overrun count
+	snap B
+	echo 1 >$T/tracing_on
+	"$@"
+	echo 0 >$T/tracing_on
+	snap A
+	LOST=$(lost)
+	rm -f $DAT
+	trace-cmd extract -o $DAT >/dev/null 2>&1 || return 1
+	while read -r k v; do E[$k]=$v; done < <(summary)
+	rm -f $DAT
+}
+thrash() { cg_run trace "$LIMIT" "${THRASH[@]}" >/tmp/trace-thrash.out 2>&1; }
+
+# The shell's own page faults between a snapshot and tracing_on would be
+# counted and not traced: under stock they are neither.
+CG=/sys/fs/cgroup
+echo +memory >$CG/cgroup.subtree_control
+rmdir $CG/trsw $CG/trctl 2>/dev/null
+mkdir $CG/trctl
+echo stock >$CG/trctl/memory.anon_ws_policy
+echo $$ >$CG/trctl/cgroup.procs || diag "cannot move the suite's shell to $CG/trctl"
+
+record_window thrash || diag "trace-cmd start/extract failed"
+res=$(grep '^RESULT' /tmp/trace-thrash.out)
+expect thrash_verified verify_fail "$(result_get "$res" verify_fail)" -eq 0
+diag "trace: ${E[events]:-0} events (place ${E[aws_place]:-0}, evict ${E[aws_evict]:-0}," \
+	"refault ${E[aws_refault]:-0}, age ${E[aws_age]:-0}, activate ${E[aws_activate]:-0}); lost $LOST"
+if [ "${E[events]:-0}" -gt 0 ] && [ "$LOST" = 0 ] && [ -z "${E[report_lost]:-}" ]; then
+	ok "trace_complete # ${E[events]} events, none overwritten or dropped (${BUF_KB} kB per CPU)"
+else
+	fail trace_complete "${E[events]:-0} events, $LOST overwritten or dropped," \
+		"${E[report_lost]:-0} loss marks in the report: make BUF_KB bigger"
+fi
+# same NAME COUNTER TRACE [MIN]: the counter's delta equals the trace's
+# figure (and is at least MIN).
+same() {
+	local d t=${3:-0}
+	d=$(delta "$2")
+	t=${E[$t]:-0}
+	if [ "$d" = "$t" ] && [ "$d" -ge "${4:-0}" ]; then
+		ok "$1 # $2 +$d, events $t"
+	else
+		fail "$1" "$2 +$d, events $t${4:+ (want equal and >= $4)}"
+	fi
+}
+same placed_inactive_match placed_inactive place_inactive 1000
+same placed_active_match placed_active place_active
+same evictions_match evictions evict_shadow 1000
+same evictions_noshadow_match evictions_noshadow evict_noshadow
+same refaults_match refaults refault 1000
+same activations_match activations refault_activate 100
+same restores_match restores refault_restore
+bad=${E[verdict_bad]:-0} nin=${E[verdict_in]:-0} nout=${E[verdict_out]:-0}
+if [ "$bad" = 0 ] && [ "$nin" -gt 0 ] && [ "$nout" -gt 0 ]; then
+	ok "verdicts_follow_distance # $nin activated (distance <= workingset_size), $nout not"
+else
+	fail verdicts_follow_distance "$bad of $((nin + nout)) refaults break activate iff distance <= workingset_size ($nin activated, $nout not)"
+fi
+# detect ages its anon clock with every eviction, every activated refault
+# and every activation it agrees to age for (aws_age aged=1).
+age=$(($(anon_age A) - $(anon_age B)))
+sum=$((${E[evict_shadow]:-0} + ${E[evict_noshadow]:-0} + ${E[refault_activate]:-0} + ${E[age_aged]:-0}))
+expect clock_advance_matches "anon clock +$age, evictions + activations + aged" "$sum" -eq "$age"
+
+# Switches, global and per cgroup: one event each, with what was swept.
+mkdir $CG/trsw
+switches() { set_policy protect && echo baseline >$CG/trsw/memory.anon_ws_policy; }
+record_window switches || diag "trace-cmd start/extract failed"
+rmdir $CG/trsw
+sw=$(delta switches) swept=$(delta shadows_swept)
+if [ "$sw" = 2 ] && [ "${E[aws_switch]:-0}" = 2 ] && [ "${E[switch_global_protect]:-0}" = 1 ] &&
+	[ "${E[switch_cgroup_baseline]:-0}" = 1 ] && [ "${E[swept]:-0}" = "$swept" ]; then
+	ok "switch_events_match # 2 switches, swept $swept"
+else
+	fail switch_events_match "switches +$sw, events ${E[aws_switch]:-0} (global protect" \
+		"${E[switch_global_protect]:-0}, cgroup baseline ${E[switch_cgroup_baseline]:-0}), swept +$swept, events ${E[swept]:-0}"
+fi
+
+trace-cmd reset >/dev/null 2>&1
+[ -n "$buf0" ] && echo "${buf0%% *}" >$T/buffer_size_kb
+echo $$ >$CG/cgroup.procs
+rmdir $CG/trctl
+rmmod anon_workingset
+check events_removed_with_module test ! -e $T/events/anon_workingset
+ktap_end
