@@ -11,11 +11,11 @@
 # fires a WARN_ON, stalls RCU and panics on purpose; lane 2 boots guest B,
 # then guest C, booted with cgroup_disable=memory (measured, the two lanes
 # are about as long).  Which suites each guest runs, and how many cases
-# each must emit, is qemu/manifest's (test-a: workloads, policies,
-# fidelity, cgroups; test-b: module, filerule, hostile, reliability at
-# make-test size, tracing; test-c: harness, nomemcg; the stress suite runs in make
-# stress only); a missing, short
-# or miscounted suite, or a guest that ran another list, fails.  The harness
+# each must emit, is qemu/manifest's (test-a: module, workloads, policies,
+# fidelity, cgroups, hostile; test-b: filerule, reliability at make-test
+# size, tracing; test-c: harness, nomemcg; the stress suite runs in make
+# stress only); a missing, short or miscounted suite, or a guest that ran
+# another list, fails.  The harness
 # suite's memory hog runs in C: under TCG the first episode of global memory
 # pressure in a boot costs about 10 s, and nomemcg needs one anyway.  The
 # style checks are skipped when nothing they read has changed since they
