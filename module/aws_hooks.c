@@ -56,7 +56,7 @@ static struct aws_run *aws_folio_run(struct folio *folio)
 
 static bool aws_switching(void)
 {
-	/* Pairs with aws_switch_policy(): the policy was read first. */
+	/* Pairs with aws_switch_begin(): the policy was read first. */
 	smp_rmb();
 	return READ_ONCE(aws_sweeping);
 }

@@ -5,13 +5,15 @@
  * A loadable reimplementation of Joonsoo Kim's 2020 series "workingset
  * protection/detection on the anonymous LRU list" on top of the hooks of
  * CONFIG_ANON_WS_HOOKS, switchable at run time between the pre-2020
- * behaviour, the seed's two steps, the 6.1 algorithm and stock 6.1 (see
- * the policy table in include/anon_ws_policy.h).
+ * behaviour, the seed's two steps, the 6.1 algorithm and stock 6.1 (one
+ * file each in policies/, chosen globally or per memory cgroup).
  *
  * This file owns the global state, the module life cycle and policy
- * switches.  Shadows in the swap caches outlive any policy, so they are
- * swept whenever the clock that stamped them stops being the one in use: at
- * load (stock shadows), at every policy switch and at unload (our shadows).
+ * switches, global (aws_params.c) or of one cgroup (aws_cgroup.c).
+ * Shadows in the swap caches outlive any policy, so they are swept
+ * whenever the clock that stamped them stops being the one in use: at
+ * load (stock shadows), at every policy switch and at unload (our
+ * shadows).
  *
  * A switch must leave no refault judged with the wrong clock.  It first
  * raises aws_sweeping, in which every swap-in drops the shadow it found
@@ -23,7 +25,8 @@
  * cache just before the sweep but calls the hook only after it: on a kernel
  * without preemption (our guests') that code cannot be preempted, so the
  * grace period waits for it.  Policy writes and load/unload are serialised
- * by the module's parameter lock, which sysfs writes already hold.
+ * by the module's parameter lock, which sysfs writes already hold and
+ * cgroup file writes take.
  */
 #include <linux/anon_ws_hooks.h>
 #include <linux/memcontrol.h>
