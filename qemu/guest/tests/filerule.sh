@@ -38,21 +38,21 @@ wait_stat() {
 # Page cache charged to a removed cgroup stays resident and would turn the
 # next run's refaults into cache hits: every run starts with none cached.
 uncache() { sync; echo 1 >/proc/sys/vm/drop_caches; }
-dd if=/dev/zero of=$FILE bs=1M count=32 status=none && sync
+dd if=/dev/zero of=$FILE bs=1M count=16 status=none && sync
 echo 1 >/proc/sys/vm/drop_caches
 
-# file_loop POLICY: a 20M resident anon set (aws-zipf reads it all the
-# time) and 2 passes over a 32M file in a 48M cgroup; sets F_act, F_ref,
+# file_loop POLICY: a 10M resident anon set (aws-zipf reads it all the
+# time) and 2 passes over a 16M file in a 24M cgroup; sets F_act, F_ref,
 # the file activations and refaults of the run.
 file_loop() {
 	local cg=$CG/floop pid
 	set_policy "$1"
 	uncache
-	mkdir -p $cg && echo 48M >$cg/memory.max
-	(echo $BASHPID >$cg/cgroup.procs && exec aws-zipf --size 20M --seconds 600 --alpha 0.1) \
+	mkdir -p $cg && echo 24M >$cg/memory.max
+	(echo $BASHPID >$cg/cgroup.procs && exec aws-zipf --size 10M --seconds 600 --alpha 0.1) \
 		>/dev/null 2>&1 &
 	pid=$!
-	wait_stat floop anon 20
+	wait_stat floop anon 10
 	(echo $BASHPID >$cg/cgroup.procs && for _ in 1 2; do cat $FILE >/dev/null; done)
 	F_act=$(cg_stat floop workingset_activate_file) F_ref=$(cg_stat floop workingset_refault_file)
 	cg_stop floop
@@ -86,7 +86,7 @@ clock_run() { # clock_run POLICY: sets C_shared C_anon C_out
 	local c0 a0 o0
 	set_policy "$1"
 	c0=$(aws_stat node0_file_age) a0=$(aws_stat node0_anon_age) o0=$(vmstat pswpout)
-	cg_run clk 16M aws-randw --size 32M --threads 1 --writes "$(randw_writes 32)" \
+	cg_run clk 12M aws-randw --size 24M --threads 1 --writes "$(randw_writes 24)" \
 		>/dev/null 2>&1
 	C_shared=$(($(aws_stat node0_file_age) - c0)) C_anon=$(($(aws_stat node0_anon_age) - a0))
 	C_out=$(($(vmstat pswpout) - o0))
