@@ -130,7 +130,7 @@ rm -f "$SHM/stale"
 swapin_marks() { # swapin_marks POLICY -> "swapins marked"
 	set_policy "$1"
 	echo reset >/proc/anon_workingset
-	cg_run mark 24M aws-randw --size 48M --threads 1 --writes "$(randw_writes 48)" \
+	cg_run mark 12M aws-randw --size 24M --threads 1 --writes "$(randw_writes 24)" \
 		--verify-writes >/tmp/mark.out 2>&1
 	echo "$(aws_stat swapins) $(aws_stat swapins_workingset)"
 }
@@ -155,7 +155,7 @@ if [ $zram = 1 ]; then
 		set_policy "$p"
 		echo reset >/proc/anon_workingset
 		t0=$(vmstat thp_swpout)
-		cg_run thp 32M aws-randw --size 96M --threads 1 --thp --writes 20000 \
+		cg_run thp 24M aws-randw --size 64M --threads 1 --thp --writes 12000 \
 			--verify-writes >/tmp/thp.out 2>&1
 		eval "thp_$p=$(($(vmstat thp_swpout) - t0))"
 		eval "ns_$p=$(aws_stat evictions_noshadow)"
