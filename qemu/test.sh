@@ -12,8 +12,8 @@
 # then guest C, booted with cgroup_disable=memory (measured, the two lanes
 # are about as long).  Which suites each guest runs, and how many cases
 # each must emit, is qemu/manifest's (test-a: module, workloads, policies,
-# fidelity, cgroups; test-b: filerule, reliability at make-test size,
-# tracing, hostile; test-c: harness, nomemcg; the stress suite runs in make
+# fidelity, cgroups, hostile; test-b: filerule, reliability at make-test
+# size, tracing; test-c: harness, nomemcg; the stress suite runs in make
 # stress only); a missing, short or miscounted suite, or a guest that ran
 # another list, fails.  The harness
 # suite's memory hog runs in C: under TCG the first episode of global memory
@@ -134,7 +134,9 @@ grep '^problem: ' <<<"$unit_out" | sed 's/^/   unit: /'
 [ "$uf" = 0 ] || grep '^not ok\|error' "$AWS_LOGS/unit.ktap" | head -n 10
 
 stage "build: kernel, rootfs, module, workloads, tools disk"
-make -s --no-print-directory -C "$AWS_TOP" VARIANT="$VARIANT" kernel rootfs tools ||
+# Two jobs: on a cold machine debootstrap (mostly waiting on the mirror
+# and dpkg) runs beside the kernel build instead of after it.
+make -s -j2 --no-print-directory -C "$AWS_TOP" VARIANT="$VARIANT" kernel rootfs tools ||
 	{ echo "0 passed, $((uf + 1)) failed"; exit 1; }
 stage_done
 
