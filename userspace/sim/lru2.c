@@ -544,6 +544,8 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 			__builtin_prefetch(&m.pg[tr->pages[i + PREFETCH_AHEAD]],
 					   1);
 		f = m.pg[p].flags;
+		if (i == tr->mark)
+			st->faults_at_mark = st->faults;
 
 		if (f & F_RESIDENT) {
 			m.pg[p].flags = f | F_YOUNG;
@@ -559,6 +561,8 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 	}
 	st->seconds = sim_now() - t0;
 	st->accesses = tr->len;
+	if (tr->mark >= tr->len)
+		st->faults_at_mark = st->faults;
 
 	free(m.pg);
 	free(m.state);

@@ -30,7 +30,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: aws-sim [options]\n"
 "trace (one of):\n"
-"  --pattern thrash|protect|zipf  built-in generator (default thrash)\n"
+"  --pattern thrash|protect|zipf|loop|scanhot  built-in generator\n"
+"                     (default thrash; docs/trace-format.md)\n"
 "  --trace FILE                  text or binary trace (docs/trace-format.md)\n"
 "generator knobs:\n"
 "  --scale S          multiply every size, frames included (default 1)\n"
@@ -40,6 +41,13 @@ static void usage(FILE *f)
 "  --zipf-pages N     zipf footprint in pages (default 2 x frames)\n"
 "  --accesses N       zipf trace length (default 10000000)\n"
 "  --seed N           zipf random seed (default 1)\n"
+"  --cold-mb, --hot1-mb, --hot2-mb, --slice-mb MB  thrash sizes\n"
+"                     (default 512, 96, 96, 128)\n"
+"  --hot-mb MB        hot set of protect and scanhot (default 128, 96)\n"
+"  --wave-mb MB       protect's used-once waves (default 128)\n"
+"  --scan-mb MB       scanhot's used-once scan per round (default 64)\n"
+"  --loop-mb MB       loop's region (default 160)\n"
+"  --loops N          loop's passes after the first touch (default 4)\n"
 "model:\n"
 "  --frames N         frames in pages (default 280 MiB / 4 KiB x scale)\n"
 "  --frames-mb MB     frames in MiB (x scale)\n"
@@ -57,6 +65,9 @@ static void usage(FILE *f)
 "output:\n"
 "  --csv FILE         write one CSV row per policy\n"
 "  --hist             print refault distance histograms\n"
+"  (measured: swap-ins of the pattern's measured phase - thrash's and\n"
+"  scanhot's rounds, loop's loops, protect's rounds, a whole zipf or file\n"
+"  trace - with x OPT, the same count for OPT)\n"
 "  --save FILE        write the trace (binary, or text if FILE ends .txt)\n"
 "  --selftest         run the built-in self tests and exit\n"
 "  --list             print every policy name, one per line, and exit\n");
@@ -177,6 +188,15 @@ int main(int argc, char **argv)
 		{ "zipf-pages", required_argument, NULL, 'z' },
 		{ "accesses", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "cold-mb", required_argument, NULL, 1001 },
+		{ "hot1-mb", required_argument, NULL, 1002 },
+		{ "hot2-mb", required_argument, NULL, 1003 },
+		{ "slice-mb", required_argument, NULL, 1004 },
+		{ "hot-mb", required_argument, NULL, 1005 },
+		{ "wave-mb", required_argument, NULL, 1006 },
+		{ "scan-mb", required_argument, NULL, 1007 },
+		{ "loop-mb", required_argument, NULL, 1008 },
+		{ "loops", required_argument, NULL, 1009 },
 		{ "frames", required_argument, NULL, 'f' },
 		{ "frames-mb", required_argument, NULL, 'F' },
 		{ "ratio", required_argument, NULL, 'R' },
@@ -206,7 +226,7 @@ int main(int argc, char **argv)
 	const struct run *opt = NULL;
 	struct trace tr;
 	double lru2_sec = 0, t0;
-	uint64_t lru2_acc = 0;
+	uint64_t lru2_acc = 0, opt_measured = 0;
 	int nruns, i, c;
 	FILE *cf = NULL;
 
@@ -239,6 +259,34 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			g.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 1001:
+			g.cold_mb = atof(optarg);
+			break;
+		case 1002:
+			g.hot1_mb = atof(optarg);
+			break;
+		case 1003:
+			g.hot2_mb = atof(optarg);
+			break;
+		case 1004:
+			g.slice_mb = atof(optarg);
+			break;
+		case 1005:
+			g.hot_mb = atof(optarg);
+			g.scan_hot_mb = g.hot_mb;
+			break;
+		case 1006:
+			g.wave_mb = atof(optarg);
+			break;
+		case 1007:
+			g.scan_mb = atof(optarg);
+			break;
+		case 1008:
+			g.loop_mb = atof(optarg);
+			break;
+		case 1009:
+			g.loops = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
 		case 'f':
 			frames = strtoul(optarg, NULL, 0);
@@ -364,24 +412,31 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("\n%-9s %10s %10s %10s %10s %10s %9s %10s %7s\n", "policy",
-	       "faults", "swap-ins", "swap-outs", "refaults", "wsactivate",
-	       "restores", "rclactiv", "vs OPT");
+	opt_measured = opt ? sim_measured_swapins(&tr, &opt->st) : 0;
+	printf("\n%-9s %10s %10s %10s %10s %10s %9s %10s %7s %10s %7s\n",
+	       "policy", "faults", "swap-ins", "swap-outs", "refaults",
+	       "wsactivate", "restores", "rclactiv", "vs OPT", "measured",
+	       "x OPT");
 	for (i = 0; i < nruns; i++) {
 		const struct sim_stats *s = &runs[i].st;
-		char ratio[16] = "-";
+		uint64_t meas = sim_measured_swapins(&tr, s);
+		char ratio[16] = "-", mratio[16] = "-";
 
 		if (opt && opt->st.faults)
 			snprintf(ratio, sizeof(ratio), "%.3f",
 				 (double)s->faults / (double)opt->st.faults);
-		printf("%-9s %10llu %10llu %10llu %10llu %10llu %9llu %10llu %7s\n",
+		if (opt && opt_measured)
+			snprintf(mratio, sizeof(mratio), "%.3f",
+				 (double)meas / (double)opt_measured);
+		printf("%-9s %10llu %10llu %10llu %10llu %10llu %9llu %10llu %7s %10llu %7s\n",
 		       runs[i].name, (unsigned long long)s->faults,
 		       (unsigned long long)s->swapins,
 		       (unsigned long long)s->evictions,
 		       (unsigned long long)s->refaults,
 		       (unsigned long long)s->refault_activations,
 		       (unsigned long long)s->restores,
-		       (unsigned long long)s->reclaim_activations, ratio);
+		       (unsigned long long)s->reclaim_activations, ratio,
+		       (unsigned long long)meas, mratio);
 	}
 	if (!have_stock)
 		printf("(stock: 6.1 runs the upstream algorithm but ignores --ratio; with no\n"
@@ -415,7 +470,7 @@ int main(int argc, char **argv)
 			perror(csv);
 			return 1;
 		}
-		fprintf(cf, "trace,policy,frames,file_pages,ratio,fault_young,accesses,distinct_pages,faults,swapins,swapouts,refaults,refault_activations,restores,reclaim_activations,rotations,deactivations,psi_swapins,faults_vs_opt,seconds,accesses_per_sec\n");
+		fprintf(cf, "trace,policy,frames,file_pages,ratio,fault_young,accesses,distinct_pages,faults,swapins,swapouts,refaults,refault_activations,restores,reclaim_activations,rotations,deactivations,psi_swapins,faults_vs_opt,seconds,accesses_per_sec,swapins_measured,swapins_measured_vs_opt\n");
 		for (i = 0; i < nruns; i++) {
 			const struct run *r = &runs[i];
 			const struct sim_stats *s = &r->st;
@@ -440,8 +495,15 @@ int main(int argc, char **argv)
 					(double)opt->st.faults);
 			else
 				fprintf(cf, ",");
-			fprintf(cf, "%.4f,%.0f\n", secs,
-				secs > 0 ? (double)s->accesses / secs : 0.0);
+			fprintf(cf, "%.4f,%.0f,%llu,", secs,
+				secs > 0 ? (double)s->accesses / secs : 0.0,
+				(unsigned long long)sim_measured_swapins(&tr, s));
+			if (opt_measured)
+				fprintf(cf, "%.4f\n",
+					(double)sim_measured_swapins(&tr, s) /
+					(double)opt_measured);
+			else
+				fprintf(cf, "\n");
 		}
 		if (fclose(cf)) {
 			perror(csv);

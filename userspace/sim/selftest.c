@@ -351,6 +351,100 @@ static void t_trace_files(struct st_ctx *c)
 	unlink(txt);
 }
 
+/* Swap-ins of a trace's measured phase under OPT and LRU. */
+static void measured_opt_lru(const struct trace *t, unsigned long frames,
+			     uint64_t *opt, uint64_t *lru)
+{
+	struct sim_stats st;
+	double pre;
+
+	*opt = *lru = UINT64_MAX;
+	if (!opt_run(t, frames, &st, &pre))
+		*opt = sim_measured_swapins(t, &st);
+	if (!lru_run(t, frames, &st))
+		*lru = sim_measured_swapins(t, &st);
+}
+
+/*
+ * loop: one first-touch pass, then `loops` passes in the same order; the
+ * swap-ins of the loops. By hand, 3 pages in 2 frames, 4 loops: after the
+ * first pass OPT misses every other access (each miss evicts the page
+ * that will be used last, which buys one hit), 12 / 2 = 6 swap-ins; LRU
+ * misses all 12. At the issue's size (160 MiB in 128 MiB, 4 loops) the
+ * issue's figures: OPT 32,768 and LRU 163,840.
+ */
+static void t_gen_loop(struct st_ctx *c)
+{
+	static const uint32_t want[] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,
+					 0, 1, 2 };
+	struct gen_params g;
+	struct trace t, h;
+	uint64_t o, l;
+
+	gen_params_default(&g);
+	g.loop_mb = 3.0 / SIM_PAGES_PER_MB;
+	if (trace_generate(&t, "loop", &g)) {
+		fail(c, "loop generator failed");
+		return;
+	}
+	trace_of(&h, want, ARRAY_SIZE(want));
+	if (!same_trace(&t, &h) || t.mark != 3)
+		fail(c, "loop of 3 pages: %zu accesses, mark %zu", t.len,
+		     t.mark);
+	measured_opt_lru(&t, 2, &o, &l);
+	if (o != 6 || l != 12)
+		fail(c, "loop 3 in 2 frames: OPT %llu LRU %llu, want 6 12",
+		     (unsigned long long)o, (unsigned long long)l);
+	trace_free(&h);
+	trace_free(&t);
+
+	gen_params_default(&g);	/* 160 MiB, 4 loops */
+	if (trace_generate(&t, "loop", &g)) {
+		fail(c, "loop generator failed");
+		return;
+	}
+	measured_opt_lru(&t, mb_to_pages(128, 1), &o, &l);
+	if (o != 32768 || l != 163840)
+		fail(c, "loop 160M x4 in 128M: OPT %llu LRU %llu, want 32768 163840",
+		     (unsigned long long)o, (unsigned long long)l);
+	trace_free(&t);
+}
+
+/*
+ * scanhot: 4 hot pages, 3 rounds of 3 fresh pages then the hot set, in 6
+ * frames. OPT keeps the hot set and streams each scan through the other
+ * two frames: no swap-in. LRU: hot plus a scan is 7 pages, so each scan
+ * pushes out the oldest hot page and the hot pass then evicts the next
+ * one it needs: all 4 miss, every round.
+ */
+static void t_gen_scanhot(struct st_ctx *c)
+{
+	static const uint32_t want[] = { 0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3,
+					 7, 8, 9, 0, 1, 2, 3, 10, 11, 12,
+					 0, 1, 2, 3 };
+	struct gen_params g;
+	struct trace t, h;
+	uint64_t o, l;
+
+	gen_params_default(&g);
+	g.scan_hot_mb = 4.0 / SIM_PAGES_PER_MB;
+	g.scan_mb = 3.0 / SIM_PAGES_PER_MB;
+	g.rounds = 3;
+	if (trace_generate(&t, "scanhot", &g)) {
+		fail(c, "scanhot generator failed");
+		return;
+	}
+	trace_of(&h, want, ARRAY_SIZE(want));
+	if (!same_trace(&t, &h) || t.mark != 4)
+		fail(c, "scanhot: %zu accesses, mark %zu", t.len, t.mark);
+	measured_opt_lru(&t, 6, &o, &l);
+	if (o != 0 || l != 12)
+		fail(c, "scanhot in 6 frames: OPT %llu LRU %llu, want 0 12",
+		     (unsigned long long)o, (unsigned long long)l);
+	trace_free(&h);
+	trace_free(&t);
+}
+
 static bool same_stats(const struct sim_stats *a, const struct sim_stats *b)
 {
 	return a->faults == b->faults && a->evictions == b->evictions &&
@@ -605,6 +699,8 @@ static const struct {
 	{ "opt_lower_bound_patterns", t_opt_lower_bound },
 	{ "no_reclaim", t_no_reclaim },
 	{ "trace_files", t_trace_files },
+	{ "gen_loop", t_gen_loop },
+	{ "gen_scanhot", t_gen_scanhot },
 	{ "protect_beats_baseline", t_protect_beats_baseline },
 	{ "detect_beats_protect_thrash", t_detect_beats_protect },
 	{ "detect_equals_upstream_no_file", t_detect_equals_upstream },

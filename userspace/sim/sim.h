@@ -28,6 +28,12 @@ struct trace {
 	size_t len;
 	size_t cap;
 	uint32_t npages;	/* every id is < npages */
+	/*
+	 * First access of the measured phase (0: the whole trace). Misses
+	 * from here on, first touches excepted, are the swap-ins a workload
+	 * reports for that phase (struct sim_stats, sim_measured_swapins()).
+	 */
+	size_t mark;
 	char name[64];
 	char desc[192];
 };
@@ -44,6 +50,11 @@ struct gen_params {
 	/* protect: hot set re-referenced between used-once waves */
 	double hot_mb, wave_mb;
 	unsigned int waves;
+	/* loop: a region looped over, after one pass that first touches it */
+	double loop_mb;
+	unsigned int loops;
+	/* scanhot: hot set re-referenced between used-once scans */
+	double scan_hot_mb, scan_mb;
 	/* zipf */
 	double alpha;
 	uint64_t zipf_pages;
@@ -61,6 +72,8 @@ void trace_free(struct trace *t);
 void trace_push(struct trace *t, uint32_t page);
 /* Build a trace from raw (sparse) page numbers, renaming them densely. */
 int trace_from_raw(struct trace *t, const uint64_t *raw, size_t n);
+/* Distinct pages first touched at or after the trace's mark. */
+uint64_t trace_first_touches_after_mark(const struct trace *t);
 
 /* ---- lru2.c: the two-list model driven by a policy's decisions ---- */
 
@@ -79,6 +92,7 @@ struct sim_stats {
 	uint64_t accesses;
 	uint64_t faults;	/* every miss, including first touch */
 	uint64_t swapins;	/* misses on pages evicted before */
+	uint64_t faults_at_mark; /* faults before the trace's mark */
 	uint64_t evictions;	/* swap-outs */
 	uint64_t refaults;	/* swap-ins that found a shadow */
 	uint64_t refault_activations;
@@ -91,6 +105,10 @@ struct sim_stats {
 	unsigned int bucket_order;
 	double seconds;
 };
+
+/* Swap-ins of the measured phase: misses after the mark, less first touches. */
+uint64_t sim_measured_swapins(const struct trace *t,
+			      const struct sim_stats *st);
 
 int lru2_run(const struct trace *t, const struct lru2_params *p,
 	     struct sim_stats *st);

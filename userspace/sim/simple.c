@@ -42,6 +42,8 @@ int lru_run(const struct trace *t, unsigned long frames, struct sim_stats *st)
 	for (i = 0; i < t->len; i++) {
 		uint32_t p = t->pages[i];
 
+		if (i == t->mark)
+			st->faults_at_mark = st->faults;
 		if (in[p]) {
 			/* unlink */
 			next[prev[p]] = next[p];
@@ -68,6 +70,8 @@ int lru_run(const struct trace *t, unsigned long frames, struct sim_stats *st)
 	}
 	st->seconds = sim_now() - t0;
 	st->accesses = t->len;
+	if (t->mark >= t->len)
+		st->faults_at_mark = st->faults;
 	st->swapins = st->faults - (st->faults > n ? n : st->faults);
 	free(next);
 	free(prev);
@@ -171,6 +175,8 @@ int opt_run(const struct trace *t, unsigned long frames, struct sim_stats *st,
 		uint32_t p = t->pages[i], k = nextuse[i];
 		uint32_t slot = hp.pos[p];
 
+		if (i == t->mark)
+			st->faults_at_mark = st->faults;
 		if (slot != NEVER) {
 			hp.key[slot] = k;	/* later than before */
 			sift_up(&hp, slot);
@@ -194,6 +200,8 @@ int opt_run(const struct trace *t, unsigned long frames, struct sim_stats *st,
 	}
 	st->seconds = sim_now() - t0;
 	st->accesses = t->len;
+	if (t->mark >= t->len)
+		st->faults_at_mark = st->faults;
 	st->swapins = st->faults - (st->faults > t->npages ? t->npages :
 				    st->faults);
 	free(nextuse);

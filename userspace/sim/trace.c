@@ -72,6 +72,12 @@ void gen_params_default(struct gen_params *g)
 	g->hot_mb = 128;
 	g->wave_mb = 128;
 	g->waves = 2;
+	/* issue 13: a 160 MiB region looped 4 times, in 128 MiB */
+	g->loop_mb = 160;
+	g->loops = 4;
+	/* issue 13: a 96 MiB hot set, 64 MiB used-once scans, in 128 MiB */
+	g->scan_hot_mb = 96;
+	g->scan_mb = 64;
 	g->alpha = 0.9;
 	g->zipf_pages = 0;	/* default: 2x frames, set by the caller */
 	g->accesses = 10000000;
@@ -137,6 +143,7 @@ static void gen_thrash(struct trace *t, const struct gen_params *g)
 		emit_cursor(t, cold_base, cold, &cursor, chunk);
 	}
 	emit_range(t, hot2_base, hot2);
+	t->mark = t->len;	/* issue 13 counts the swap-ins of the rounds */
 	for (i = 0; i < g->rounds; i++) {
 		emit_cursor(t, cold_base, cold, &cursor, slice);
 		emit_range(t, hot2_base, hot2);
@@ -165,6 +172,7 @@ static void gen_protect(struct trace *t, const struct gen_params *g)
 		emit_range(t, fresh, chunk);
 		fresh += (uint32_t)chunk;
 	}
+	t->mark = t->len;
 	for (i = 0; i < g->rounds; i++) {
 		for (w = 0; w < g->waves; w++) {
 			emit_range(t, fresh, wave);
@@ -175,6 +183,55 @@ static void gen_protect(struct trace *t, const struct gen_params *g)
 	snprintf(t->desc, sizeof(t->desc),
 		 "protect: hot %lu pages, %u warmup passes (+%lu used-once), %u rounds of %u x %lu used-once + hot",
 		 hot, g->warmup, chunk, g->rounds, g->waves, wave);
+}
+
+/*
+ * A region of `loop_mb` first touched in one pass (a program writing its
+ * data), then read `loops` times in the same order. The measured phase
+ * (the mark) is the loops: with F frames and a region of N > F pages,
+ * plain LRU misses every access of it (N x loops swap-ins) and OPT about
+ * N - F per loop (one miss every (N - 1) / (N - F) accesses once the
+ * first pass has filled memory).
+ */
+static void gen_loop(struct trace *t, const struct gen_params *g)
+{
+	unsigned long n = mb_to_pages(g->loop_mb, g->scale);
+	unsigned int i;
+
+	emit_range(t, 0, n);
+	t->mark = t->len;
+	for (i = 0; i < g->loops; i++)
+		emit_range(t, 0, n);
+	snprintf(t->desc, sizeof(t->desc),
+		 "loop: %lu pages first touched, then looped %u times",
+		 n, g->loops);
+}
+
+/*
+ * A hot set re-referenced between used-once scans: the hot set is first
+ * touched, then each of `rounds` rounds scans `scan_mb` of fresh pages
+ * (never touched again) and reads the whole hot set. When the hot set
+ * plus one scan exceeds memory, an LRU loses the hot set every round;
+ * OPT keeps it all and streams the scans through what is left. The
+ * measured phase is the rounds.
+ */
+static void gen_scanhot(struct trace *t, const struct gen_params *g)
+{
+	unsigned long hot = mb_to_pages(g->scan_hot_mb, g->scale);
+	unsigned long scan = mb_to_pages(g->scan_mb, g->scale);
+	uint32_t fresh = (uint32_t)hot;
+	unsigned int i;
+
+	emit_range(t, 0, hot);
+	t->mark = t->len;
+	for (i = 0; i < g->rounds; i++) {
+		emit_range(t, fresh, scan);
+		fresh += (uint32_t)scan;
+		emit_range(t, 0, hot);
+	}
+	snprintf(t->desc, sizeof(t->desc),
+		 "scanhot: hot %lu pages, %u rounds of %lu used-once + hot",
+		 hot, g->rounds, scan);
 }
 
 static uint64_t splitmix64(uint64_t *state)
@@ -268,11 +325,44 @@ int trace_generate(struct trace *t, const char *pattern,
 		gen_thrash(t, g);
 	else if (!strcmp(pattern, "protect"))
 		gen_protect(t, g);
+	else if (!strcmp(pattern, "loop"))
+		gen_loop(t, g);
+	else if (!strcmp(pattern, "scanhot"))
+		gen_scanhot(t, g);
 	else if (!strcmp(pattern, "zipf"))
 		return gen_zipf(t, g);
 	else
 		return -1;
 	return 0;
+}
+
+uint64_t trace_first_touches_after_mark(const struct trace *t)
+{
+	uint8_t *seen = calloc((size_t)t->npages + 1, 1);
+	uint64_t n = 0;
+	size_t i;
+
+	if (!seen) {
+		fprintf(stderr, "aws-sim: out of memory (mark)\n");
+		exit(2);
+	}
+	for (i = 0; i < t->len; i++) {
+		uint32_t p = t->pages[i];
+
+		if (!seen[p]) {
+			seen[p] = 1;
+			n += i >= t->mark;
+		}
+	}
+	free(seen);
+	return n;
+}
+
+uint64_t sim_measured_swapins(const struct trace *t,
+			      const struct sim_stats *st)
+{
+	return st->faults - st->faults_at_mark -
+	       trace_first_touches_after_mark(t);
 }
 
 /* ---- renaming sparse page numbers to dense ids ---- */
