@@ -89,6 +89,12 @@ struct aws_refault {
 	bool workingset;
 	/* LRU sizes of the lruvec that evicted it */
 	struct aws_lru_sizes sizes;
+	/*
+	 * Who the page is, the same value every time the same page refaults
+	 * (0: unknown).  The simulator passes the page id + 1, the module the
+	 * swap entry (stable while the page keeps its swap slot).
+	 */
+	unsigned long id;
 	/* out: what the distance was compared with */
 	unsigned long workingset_size;
 };

@@ -144,6 +144,12 @@ static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 					   aws_clock_read(p->clock, eviction_lruvec),
 					   s.eviction);
 	rf.workingset = s.workingset;
+	/*
+	 * The page's identity: its swap entry, stable while it keeps its
+	 * slot.  0 (unknown) on the SWP_SYNCHRONOUS_IO path, which sets the
+	 * entry after the refault is judged.
+	 */
+	rf.id = folio_swap_entry(folio).val;
 
 	/* Events are charged to the refaulting memcg, on the eviction node. */
 	memcg = folio_memcg(folio);

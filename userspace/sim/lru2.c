@@ -384,7 +384,7 @@ static void reclaim_one(struct lru2 *m)
  * policy's shadow, workingset_refault() for stock's. An activation ages
  * the clock the shadow was stamped with.
  */
-static void refault(struct lru2 *m, unsigned long shadow,
+static void refault(struct lru2 *m, uint32_t p, unsigned long shadow,
 		    enum aws_decision (*judge)(struct aws_refault *, void *),
 		    void *state, enum aws_clock clock, bool *active,
 		    uint8_t *nf)
@@ -397,6 +397,7 @@ static void refault(struct lru2 *m, unsigned long shadow,
 	rf.distance = aws_refault_distance(&m->layout, m->clock[clock],
 					   s.eviction);
 	rf.workingset = s.workingset;
+	rf.id = (unsigned long)p + 1;	/* the page's identity, never 0 */
 	rf.sizes = m->file;
 	rf.sizes.active_anon = m->nr[L_ACTIVE];
 	rf.sizes.inactive_anon = m->nr[L_INACTIVE];
@@ -453,10 +454,10 @@ static void fault(struct lru2 *m, uint32_t p)
 		}
 		/* stock stamped the shadows, stock judges them */
 		if (shadow && !pol->evict)
-			refault(m, shadow, stock_refault, NULL,
+			refault(m, p, shadow, stock_refault, NULL,
 				AWS_CLOCK_SHARED, &active, &nf);
 		else if (shadow && pol->refault)
-			refault(m, shadow, pol->refault, m->state, pol->clock,
+			refault(m, p, shadow, pol->refault, m->state, pol->clock,
 				&active, &nf);
 		/* aws_swapin_mapped(): the faulted page once mapped */
 		if (ask(m, pol->swapin_mapped, nf))

@@ -57,6 +57,13 @@ static const struct expect {
 	bool is_stock;
 	/* every other refault beyond the workingset is activated too */
 	bool admits_every_other;
+	/*
+	 * beyond the workingset, a page with an identity is admitted when a
+	 * hash of it falls below (active + inactive anon) / 2 / (distance +
+	 * active + inactive anon), while activations are rare enough for it
+	 * to survive on the active list (test_stable_subset())
+	 */
+	bool stable_subset;
 	const char *why;
 } expected[] = {
 	{
@@ -148,6 +155,22 @@ static const struct expect {
 		.file_ws = FILE_WS_ACTIVE_FILE,
 		.ratio = RATIO_PARAM,
 		.why = "example: README's worked example",
+	},
+	{
+		.name = "stable",
+		.clock = AWS_CLOCK_ANON,	/* detect's */
+		.new_anon = NO,
+		.swapin = DECLINE,		/* 6.1: no PSI mark on swap-in */
+		.swapin_mapped = DECLINE,
+		.evict_1 = YES, .evict_512 = YES, /* every folio, as 6.1 */
+		.refault = YES, .age = YES,
+		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		/* without an identity, detect's rule exactly */
+		.refault_ws = 1000, .refault_ws_noswap = 1000,
+		.stable_subset = true,
+		.file_ws = FILE_WS_ACTIVE_FILE,
+		.ratio = RATIO_PARAM,
+		.why = "stable: detect plus a stable subset of long refaults",
 	},
 };
 
@@ -347,6 +370,77 @@ static void test_refault(struct aws_tc *tc)
 		memset(&sz, 0, sizeof(sz));
 		sz.swap_available = true;
 		check_refault(tc, p, st, &sz, 0);
+		free(st);
+	}
+}
+
+/* Ask @p about page @id at @distance, with the sizes of refault_sizes. */
+static enum aws_decision ask_id(const struct aws_policy *p, void *st,
+				unsigned long id, unsigned long distance)
+{
+	struct aws_refault r = {
+		.nr_pages = 1, .distance = distance, .sizes = refault_sizes,
+		.id = id,
+	};
+
+	return p->refault(&r, st);
+}
+
+/*
+ * The stable subset: with 3000 resident anon pages (capacity 1500) a
+ * refault at distance 9000 has a span of 12000, so 1/8 of the pages are
+ * admitted, always the same ones, and a page admitted at a span is
+ * admitted at every shorter one. Once most clock ticks are activations,
+ * a long refault would not survive and is refused.
+ */
+static void test_stable_subset(struct aws_tc *tc)
+{
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+		unsigned long id, yes = 0, nested = 0, unstable = 0;
+		void *st;
+
+		if (!e || !e->stable_subset || !p->refault)
+			continue;
+		st = state_new(p);
+		for (id = 1; id <= 8000; id++) {
+			bool a = ask_id(p, st, id, 9000) == AWS_YES;
+
+			yes += a;
+			unstable += a != (ask_id(p, st, id, 9000) == AWS_YES);
+			/* span 6000: 1/4, a superset */
+			nested += a && ask_id(p, st, id, 3000) != AWS_YES;
+		}
+		CHECK(tc, yes >= 900 && yes <= 1100,
+		      "%s: %lu of 8000 admitted at 1/8", p->name, yes);
+		CHECK(tc, !unstable, "%s: %lu pages change their answer",
+		      p->name, unstable);
+		CHECK(tc, !nested, "%s: %lu pages admitted at 1/8, not at 1/4",
+		      p->name, nested);
+		/* no identity: detect's rule only */
+		CHECK(tc, ask_id(p, st, 0, 1001) == AWS_NO,
+		      "%s: admitted a long refault without identity", p->name);
+		/* every tick an activation: a long refault cannot survive */
+		if (p->age) {
+			const struct aws_folio f = { .nr_pages = 1,
+						     .swapbacked = true };
+			unsigned long k;
+
+			for (k = 0; k < 100000; k++)
+				p->age(&f, st);
+			yes = 0;
+			for (id = 1; id <= 8000; id++)
+				yes += ask_id(p, st, id, 9000) == AWS_YES;
+			CHECK(tc, !yes, "%s: %lu long refaults admitted while "
+			      "every tick activates", p->name, yes);
+			/* a short one still fits detect's rule? not either */
+			CHECK(tc, ask_id(p, st, 7, 900) == AWS_NO,
+			      "%s: detect's rule ignores the survival test",
+			      p->name);
+		}
 		free(st);
 	}
 }
@@ -606,6 +700,7 @@ const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_expectations", test_expectations },
 	{ "policy_folio_decisions", test_folio_decisions },
 	{ "policy_refault", test_refault },
+	{ "policy_stable_subset", test_stable_subset },
 	{ "policy_file_workingset", test_file_workingset },
 	{ "policy_ratio", test_policy_ratio },
 	{ "policy_ratio_callback", test_policy_ratio_callback },
