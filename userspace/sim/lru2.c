@@ -53,6 +53,9 @@
  *    active list is aged too, in proportion to the inactive scan, so
  *    stale active pages make room for the new workingset. Off by
  *    default: without it only the ratio moves pages off the active list.
+ *    Only activations counted in WORKINGSET_ACTIVATE_ANON count: not the
+ *    ones a policy made quiet (aws_refault.quiet, as aws_refault() in
+ *    the module leaves them out of that counter).
  *
  * Not modelled: kswapd watermarks and batching beyond the above,
  * readahead, file LRU dynamics (--file-mb is a static page cache that
@@ -319,9 +322,12 @@ static void evict(struct lru2 *m, uint32_t p)
 
 	/* end of a reclaim cycle: did refaults activate pages during it? */
 	if (m->refault_kick && ++m->cycle_evictions == SWAP_CLUSTER_MAX) {
+		uint64_t loud = m->st->refault_activations -
+				m->st->quiet_activations;
+
 		m->cycle_evictions = 0;
-		m->kick_on = m->st->refault_activations != m->activate_snap;
-		m->activate_snap = m->st->refault_activations;
+		m->kick_on = loud != m->activate_snap;
+		m->activate_snap = loud;
 	}
 }
 
@@ -411,6 +417,8 @@ static void refault(struct lru2 *m, uint32_t p, unsigned long shadow,
 	*active = true;
 	age_clock(m, clock);
 	m->st->refault_activations++;
+	if (rf.quiet)
+		m->st->quiet_activations++;
 	if (s.workingset) {
 		/* the page was active before: a restore (PSI memstall) */
 		*nf |= F_WS;
