@@ -28,18 +28,62 @@
  *
  * where R = distance + resident anon is the page's reuse span (a loop of
  * R pages puts R - resident evictions between a page's eviction and its
- * refault) and C the capacity of the active list.  Of a loop of R pages
+ * refault) and C the part of the active list the subset may use (below).  Of a loop of R pages
  * that admits R * C / R = C pages: what the active list holds.  The
  * thresholds are nested - a page admitted at C / R is admitted at any
  * larger fraction - so the admitted set does not drift when C or R
  * wobble, and a page with a small hash stays eligible for as long as the
  * loop runs.  A page whose span fits (R <= C) always passes.
  *
- * C is half of the resident anon pages: 6.1 balances the lists to the
- * inactive ratio, 1 below 1 GiB, and under that target the active list
- * holds at most half.  The identity is aws_refault.id: the page id in the
- * simulator, the swap entry in the module (stable while the page keeps
- * its swap slot; 0, unknown, is never admitted on this rule).
+ * The identity is aws_refault.id: the page id in the simulator, the swap
+ * entry in the module (stable while the page keeps its swap slot; 0,
+ * unknown, is never admitted on this rule).
+ *
+ *		How much of the active list the subset may use
+ *
+ * The active list holds A = resident / 2 pages: 6.1 balances the lists
+ * to the inactive ratio, 1 below 1 GiB, and under that target the active
+ * list holds at most half.  The subset shares it with the pages that are
+ * the workingset in the ordinary sense: refaults detect's rule activates
+ * (distance within the active list) and pages the two-reference rule
+ * activates in reclaim.  For anon the active list is a FIFO, so by
+ * Little's law each stream of activations occupies its arrival rate times
+ * the time its pages must stay: a refault activated at distance d must
+ * stay for inactive + d ticks (the part of its reuse span the lists do
+ * not already cover), a reclaim activation for about one pass of the
+ * inactive list (it was used twice within one).  Summed over a window of
+ * ticks, W = sum of those spans / ticks is what the workingset needs of
+ * the active list, and the subset gets the rest:
+ *
+ *   C = A - W
+ *
+ * On a loop there are no short-distance activations and W is 0, so the
+ * subset may fill the active list; on the seed's thrash shape hot-2
+ * comes back by detect's rule and the two-reference rule every round,
+ * W approaches hot-2's size and the subset shrinks to what is left.  A
+ * FIFO that holds a page longer than it is admitted pushes the page
+ * nobody asked about out of its tail, so the subset never displaces: a
+ * hash admission is refused while the active list already holds C or
+ * more pages.  The hash threshold C / R stays nested as C moves, so the
+ * admitted set only grows or shrinks at its edge.
+ *
+ *		Quiet admissions
+ *
+ * 6.1's prepare_scan_count() ages the active list in every reclaim that
+ * follows a change of WORKINGSET_ACTIVATE_ANON ("a new workingset is
+ * being established"), at the rate the inactive list is scanned.  An
+ * admission to the subset establishes nothing new: it is sized to fit
+ * and meant to stay, and ageing the active list for it removes the
+ * subset as fast as it is built (in the simulator, every gain on loops
+ * vanished).  So a subset admission is quiet (struct aws_refault's
+ * quiet: not counted in WORKINGSET_ACTIVATE_ANON) - but only while the
+ * workingset needs nothing of the active list (W = 0: neither detect's
+ * rule nor the two-reference rule activated a page in the window).  While
+ * they do, pages of the workingset are being pushed out of
+ * the active list, the subset may be what pushes them, and stock's
+ * ageing is what lets them back in through the two-reference rule:
+ * admissions stay loud then, and detect's own activations are always
+ * loud, as in stock.
  *
  *		Who survives in the active list
  *
@@ -50,25 +94,25 @@
  * stays for about C / a ticks.  A page whose span is R ticks survives if
  * a * R <= C.  When it would not, admitting it only pushes out a page
  * that would have survived, so an admission by either rule - detect's or
- * the hash - requires a * R <= C, with R the page's span for the hash
- * rule and inactive anon + distance (the part of its reuse interval that
- * the distance and the inactive list account for) for detect's rule.
- * The rate is counted by the policy itself (evict and age are asked for
- * every eviction and activation) and both counts are halved every time
- * they cover one memory of ticks (resident anon), so the rate forgets
- * what happened more than a memory ago.
+ * the hash - requires a * R <= C, with R the page's span and C the
+ * subset's room for the hash rule, and inactive anon + distance and the
+ * whole active list A for detect's rule.  The rate is counted by the
+ * policy itself (evict, age and refault see every eviction and
+ * activation) and every count is halved each time the ticks cover one
+ * memory (resident anon), so the policy forgets what happened more than
+ * a memory or so ago.
  *
  * Everything else is detect: inactive-first placement, shadows on a
  * private anon clock aged by evictions and activations, file refaults
  * compared with active file, no PSI marking of ordinary swap-ins (6.1's
  * choice; a restore is still marked by the framework).  The policy's
- * private state is three words per lruvec, updated without a lock: a
+ * private state is five words per lruvec, updated without a lock: a
  * lost update only blurs the rate.
  *
  * For the sensitivity sweep (userspace/sim/sweep-stable.sh) the two
  * derived constants can be overridden at compile time: STABLE_CAP_NUM /
- * STABLE_CAP_DEN (C as a fraction of resident anon, 1/2) and
- * STABLE_WINDOW (the rate's memory, in memories of ticks, 1).
+ * STABLE_CAP_DEN (A as a fraction of resident anon, 1/2) and
+ * STABLE_WINDOW (the rates' memory, in memories of ticks, 1).
  */
 #include "aws_policy.h"
 
@@ -85,22 +129,33 @@
 struct stable_state {
 	unsigned long ticks;	/* evictions + activations, decayed */
 	unsigned long acts;	/* activations, decayed alike */
+	unsigned long need;	/* spans of workingset activations, alike */
 	unsigned long resident;	/* resident anon at the last refault */
+	unsigned long inactive;	/* inactive anon at the last refault */
 };
 
-/* One tick of the anon clock, an activation if @act. */
-static void stable_tick(struct stable_state *s, unsigned long act)
+static unsigned long stable_add(unsigned long a, unsigned long b)
+{
+	return a + b < a ? ~0UL : a + b;
+}
+
+/* One tick of the anon clock: an activation if @act, that must stay @span. */
+static void stable_tick(struct stable_state *s, unsigned long act,
+			unsigned long span)
 {
 	unsigned long window = s->resident * STABLE_WINDOW;
 	unsigned long t = s->ticks + 1;
 	unsigned long a = s->acts + act;
+	unsigned long n = stable_add(s->need, span);
 
 	if (t > (window ? window : 1)) {
 		t >>= 1;
 		a >>= 1;
+		n >>= 1;
 	}
 	s->ticks = t;
 	s->acts = a;
+	s->need = n;
 }
 
 static enum aws_decision stable_no(const struct aws_folio *f, void *state)
@@ -111,14 +166,17 @@ static enum aws_decision stable_no(const struct aws_folio *f, void *state)
 static enum aws_decision stable_evict(const struct aws_folio *f, void *state)
 {
 	if (state)
-		stable_tick(state, 0);
+		stable_tick(state, 0, 0);
 	return AWS_YES;
 }
 
+/* A reclaim activation: used twice within one pass of the inactive list. */
 static enum aws_decision stable_age(const struct aws_folio *f, void *state)
 {
-	if (state)
-		stable_tick(state, 1);
+	struct stable_state *s = state;
+
+	if (s)
+		stable_tick(s, 1, s->inactive);
 	return AWS_YES;
 }
 
@@ -150,38 +208,58 @@ static bool stable_survives(const struct stable_state *s, unsigned long span,
 {
 	unsigned long a = s->acts, t = s->ticks;
 
+	if (!span)
+		return true;
 	/* a / t > cap / span: the page would be pushed out before reuse */
-	return !stable_less(cap, span ? span : 1, a, t ? t : 1);
+	return !stable_less(cap, span, a, t ? t : 1);
 }
 
-static unsigned long stable_add(unsigned long a, unsigned long b)
+/* The subset's room C = A - W, W = need / ticks (Little's law). */
+static unsigned long stable_room(const struct stable_state *s,
+				 unsigned long full)
 {
-	return a + b < a ? ~0UL : a + b;
+	unsigned long w = s->ticks ? s->need / s->ticks : 0;
+
+	return w < full ? full - w : 0;
 }
 
 static enum aws_decision stable_refault(struct aws_refault *r, void *state)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
 	unsigned long resident = stable_add(z->active_anon, z->inactive_anon);
-	unsigned long cap = resident / STABLE_CAP_DEN * STABLE_CAP_NUM;
+	unsigned long full = resident / STABLE_CAP_DEN * STABLE_CAP_NUM;
 	unsigned long span = stable_add(r->distance, resident);
+	unsigned long dspan = stable_add(r->distance, z->inactive_anon);
 	struct stable_state *s = state;
+	unsigned long cap;
 
 	r->workingset_size = z->active_anon;
-	if (s)
+	if (s) {
 		s->resident = resident;
+		s->inactive = z->inactive_anon;
+	}
 
-	/* detect's rule, if the page would survive */
+	/* detect's rule, if the page would survive: loud, as stock */
 	if (r->distance <= z->active_anon &&
-	    (!s || stable_survives(s, stable_add(r->distance,
-						 z->inactive_anon), cap)))
+	    (!s || stable_survives(s, dspan, full))) {
+		if (s)
+			stable_tick(s, 1, dspan);
 		return AWS_YES;
-	/* the stable subset: h < C / R */
+	}
+	/* the stable subset: h < C / R, into room that is free */
 	if (!r->id || !s)
+		return AWS_NO;
+	cap = stable_room(s, full);
+	if (z->active_anon >= cap)
 		return AWS_NO;
 	if (!stable_less(stable_hash16(r->id), 1UL << 16, cap, span))
 		return AWS_NO;
-	return stable_survives(s, span, cap) ? AWS_YES : AWS_NO;
+	if (!stable_survives(s, span, cap))
+		return AWS_NO;
+	/* quiet while the workingset needs nothing of the active list */
+	r->quiet = !s->need;
+	stable_tick(s, 1, 0);
+	return AWS_YES;
 }
 
 static unsigned long stable_file_workingset(const struct aws_lru_sizes *s,
@@ -197,7 +275,7 @@ const struct aws_policy aws_policy_stable = {
 	.state_size = sizeof(struct stable_state),
 	.new_anon = stable_no,		/* start inactive */
 	.evict = stable_evict,		/* every folio, ticks the rate */
-	.refault = stable_refault,
+	.refault = stable_refault,	/* detect's rule or the subset */
 	.age = stable_age,		/* activations age the anon clock */
 	.file_workingset = stable_file_workingset,
 };
