@@ -28,8 +28,9 @@
  *
  * where R = distance + resident anon is the page's reuse span (a loop of
  * R pages puts R - resident evictions between a page's eviction and its
- * refault) and C the part of the active list the subset may use (below).  Of a loop of R pages
- * that admits R * C / R = C pages: what the active list holds.  The
+ * refault) and C the part of the active list the subset may use
+ * (below).  Of a loop of R pages that admits R * C / R = C pages: what
+ * the active list can give it.  The
  * thresholds are nested - a page admitted at C / R is admitted at any
  * larger fraction - so the admitted set does not drift when C or R
  * wobble, and a page with a small hash stays eligible for as long as the
@@ -78,12 +79,20 @@
  * vanished).  So a subset admission is quiet (struct aws_refault's
  * quiet: not counted in WORKINGSET_ACTIVATE_ANON) - but only while the
  * workingset needs nothing of the active list (W = 0: neither detect's
- * rule nor the two-reference rule activated a page in the window).  While
- * they do, pages of the workingset are being pushed out of
- * the active list, the subset may be what pushes them, and stock's
- * ageing is what lets them back in through the two-reference rule:
- * admissions stay loud then, and detect's own activations are always
- * loud, as in stock.
+ * rule nor the two-reference rule activated a page in the window).
+ * While they do, pages of the workingset are being pushed out of the
+ * active list, the subset may be what pushes them, and stock's ageing is
+ * what lets them back in through the two-reference rule: admissions stay
+ * loud then, and detect's own activations are always loud, as in stock.
+ *
+ * What W cannot see: a workingset that sits on the active list and never
+ * leaves it (nothing ages the list, no refault, no reclaim activation)
+ * has no flow, so W is 0 while it occupies the list, and the subset
+ * takes room that such a set is about to need when the list is next
+ * aged.  The simulator's default model shows it (no --refault-deactivate,
+ * thrash with a hot-2 of 80 % of the active list: 2.8 % more swap-ins
+ * than detect); under 6.1's refault-driven ageing the set flows and W
+ * sees it.
  *
  *		Who survives in the active list
  *
