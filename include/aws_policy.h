@@ -36,8 +36,9 @@
  *   refault         a swap-in found a shadow this policy's evict asked
  *                   for.  YES = activate.  The policy reports the
  *                   workingset size it compared with (for the histogram
- *                   and the trace event).  A policy whose evict can say
- *                   YES (with a clock) must implement refault.
+ *                   and the trace event), and may make an activation
+ *                   quiet (struct aws_refault).  A policy whose evict can
+ *                   say YES (with a clock) must implement refault.
  *   age             an anon folio was activated.  YES = age the policy's
  *                   clock (nothing if it has none), NO = age no clock.
  *   first_reference reclaim found one young PTE on an inactive anon
@@ -89,8 +90,25 @@ struct aws_refault {
 	bool workingset;
 	/* LRU sizes of the lruvec that evicted it */
 	struct aws_lru_sizes sizes;
+	/*
+	 * Who the page is, the same value every time the same page refaults
+	 * (0: unknown).  The simulator passes the page id + 1, the module the
+	 * swap entry (stable while the page keeps its swap slot).
+	 */
+	unsigned long id;
 	/* out: what the distance was compared with */
 	unsigned long workingset_size;
+	/*
+	 * out, read only with YES: a quiet activation.  A stock refault
+	 * activation is counted in WORKINGSET_ACTIVATE_ANON, and 6.1's
+	 * prepare_scan_count() ages the active list in the next reclaim
+	 * whenever that counter moved ("a new workingset is being
+	 * established").  A quiet one is left out of that counter (and of
+	 * memory.stat's workingset_activate_anon; the module counts it as
+	 * quiet_activations), so it does not make reclaim age the active
+	 * list.  false, the default, keeps stock's semantics.
+	 */
+	bool quiet;
 };
 
 struct aws_policy {

@@ -144,6 +144,12 @@ static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 					   aws_clock_read(p->clock, eviction_lruvec),
 					   s.eviction);
 	rf.workingset = s.workingset;
+	/*
+	 * The page's identity: its swap entry, stable while it keeps its
+	 * slot.  0 (unknown) on the SWP_SYNCHRONOUS_IO path, which sets the
+	 * entry after the refault is judged.
+	 */
+	rf.id = folio_swap_entry(folio).val;
 
 	/* Events are charged to the refaulting memcg, on the eviction node. */
 	memcg = folio_memcg(folio);
@@ -165,7 +171,15 @@ static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 
 	folio_set_active(folio);
 	aws_clock_age(p->clock, lruvec, nr);
-	mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_ANON, nr);
+	/*
+	 * 6.1's prepare_scan_count() sets DEACTIVATE_ANON in the next reclaim
+	 * of any target above @lruvec once this counter has moved: a quiet
+	 * activation leaves it alone (include/aws_policy.h).
+	 */
+	if (rf.quiet)
+		aws_count(AWS_QUIET_ACTIVATIONS, nr);
+	else
+		mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_ANON, nr);
 	aws_count(AWS_ACTIVATIONS, nr);
 
 	/* It was active when evicted: this is workingset being restored. */

@@ -48,6 +48,7 @@ static const char * const aws_counter_names[AWS_NR_COUNTERS] = {
 	[AWS_SHADOWS_SWEPT] = "shadows_swept",
 	[AWS_REFAULTS_DROPPED] = "refaults_dropped",
 	[AWS_FILE_REFAULTS_JUDGED] = "file_refaults_judged",
+	[AWS_QUIET_ACTIVATIONS] = "quiet_activations",
 };
 
 static void aws_sum(struct aws_counters *sum)

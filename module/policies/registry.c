@@ -13,6 +13,7 @@ const struct aws_policy *const aws_policies[] = {
 	&aws_policy_detect,
 	&aws_policy_upstream,
 	&aws_policy_example,
+	&aws_policy_stable,
 };
 
 const unsigned int aws_nr_policies = AWS_ARRAY_SIZE(aws_policies);

@@ -53,6 +53,9 @@
  *    active list is aged too, in proportion to the inactive scan, so
  *    stale active pages make room for the new workingset. Off by
  *    default: without it only the ratio moves pages off the active list.
+ *    Only activations counted in WORKINGSET_ACTIVATE_ANON count: not the
+ *    ones a policy made quiet (aws_refault.quiet, as aws_refault() in
+ *    the module leaves them out of that counter).
  *
  * Not modelled: kswapd watermarks and batching beyond the above,
  * readahead, file LRU dynamics (--file-mb is a static page cache that
@@ -319,9 +322,12 @@ static void evict(struct lru2 *m, uint32_t p)
 
 	/* end of a reclaim cycle: did refaults activate pages during it? */
 	if (m->refault_kick && ++m->cycle_evictions == SWAP_CLUSTER_MAX) {
+		uint64_t loud = m->st->refault_activations -
+				m->st->quiet_activations;
+
 		m->cycle_evictions = 0;
-		m->kick_on = m->st->refault_activations != m->activate_snap;
-		m->activate_snap = m->st->refault_activations;
+		m->kick_on = loud != m->activate_snap;
+		m->activate_snap = loud;
 	}
 }
 
@@ -384,7 +390,7 @@ static void reclaim_one(struct lru2 *m)
  * policy's shadow, workingset_refault() for stock's. An activation ages
  * the clock the shadow was stamped with.
  */
-static void refault(struct lru2 *m, unsigned long shadow,
+static void refault(struct lru2 *m, uint32_t p, unsigned long shadow,
 		    enum aws_decision (*judge)(struct aws_refault *, void *),
 		    void *state, enum aws_clock clock, bool *active,
 		    uint8_t *nf)
@@ -397,6 +403,7 @@ static void refault(struct lru2 *m, unsigned long shadow,
 	rf.distance = aws_refault_distance(&m->layout, m->clock[clock],
 					   s.eviction);
 	rf.workingset = s.workingset;
+	rf.id = (unsigned long)p + 1;	/* the page's identity, never 0 */
 	rf.sizes = m->file;
 	rf.sizes.active_anon = m->nr[L_ACTIVE];
 	rf.sizes.inactive_anon = m->nr[L_INACTIVE];
@@ -410,6 +417,8 @@ static void refault(struct lru2 *m, unsigned long shadow,
 	*active = true;
 	age_clock(m, clock);
 	m->st->refault_activations++;
+	if (rf.quiet)
+		m->st->quiet_activations++;
 	if (s.workingset) {
 		/* the page was active before: a restore (PSI memstall) */
 		*nf |= F_WS;
@@ -453,10 +462,10 @@ static void fault(struct lru2 *m, uint32_t p)
 		}
 		/* stock stamped the shadows, stock judges them */
 		if (shadow && !pol->evict)
-			refault(m, shadow, stock_refault, NULL,
+			refault(m, p, shadow, stock_refault, NULL,
 				AWS_CLOCK_SHARED, &active, &nf);
 		else if (shadow && pol->refault)
-			refault(m, shadow, pol->refault, m->state, pol->clock,
+			refault(m, p, shadow, pol->refault, m->state, pol->clock,
 				&active, &nf);
 		/* aws_swapin_mapped(): the faulted page once mapped */
 		if (ask(m, pol->swapin_mapped, nf))

@@ -470,7 +470,7 @@ int main(int argc, char **argv)
 			perror(csv);
 			return 1;
 		}
-		fprintf(cf, "trace,policy,frames,file_pages,ratio,fault_young,accesses,distinct_pages,faults,swapins,swapouts,refaults,refault_activations,restores,reclaim_activations,rotations,deactivations,psi_swapins,faults_vs_opt,seconds,accesses_per_sec,swapins_measured,swapins_measured_vs_opt\n");
+		fprintf(cf, "trace,policy,frames,file_pages,ratio,fault_young,accesses,distinct_pages,faults,swapins,swapouts,refaults,refault_activations,restores,reclaim_activations,rotations,deactivations,psi_swapins,faults_vs_opt,seconds,accesses_per_sec,swapins_measured,swapins_measured_vs_opt,quiet_activations\n");
 		for (i = 0; i < nruns; i++) {
 			const struct run *r = &runs[i];
 			const struct sim_stats *s = &r->st;
@@ -499,11 +499,13 @@ int main(int argc, char **argv)
 				secs > 0 ? (double)s->accesses / secs : 0.0,
 				(unsigned long long)sim_measured_swapins(&tr, s));
 			if (opt_measured)
-				fprintf(cf, "%.4f\n",
+				fprintf(cf, "%.4f,",
 					(double)sim_measured_swapins(&tr, s) /
 					(double)opt_measured);
 			else
-				fprintf(cf, "\n");
+				fprintf(cf, ",");
+			fprintf(cf, "%llu\n",
+				(unsigned long long)s->quiet_activations);
 		}
 		if (fclose(cf)) {
 			perror(csv);

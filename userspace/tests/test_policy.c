@@ -57,6 +57,13 @@ static const struct expect {
 	bool is_stock;
 	/* every other refault beyond the workingset is activated too */
 	bool admits_every_other;
+	/*
+	 * beyond the workingset, a page with an identity is admitted when a
+	 * hash of it falls below (active + inactive anon) / 2 / (distance +
+	 * active + inactive anon), while activations are rare enough for it
+	 * to survive on the active list (test_stable_subset())
+	 */
+	bool stable_subset;
 	const char *why;
 } expected[] = {
 	{
@@ -148,6 +155,22 @@ static const struct expect {
 		.file_ws = FILE_WS_ACTIVE_FILE,
 		.ratio = RATIO_PARAM,
 		.why = "example: README's worked example",
+	},
+	{
+		.name = "stable",
+		.clock = AWS_CLOCK_ANON,	/* detect's */
+		.new_anon = NO,
+		.swapin = DECLINE,		/* 6.1: no PSI mark on swap-in */
+		.swapin_mapped = DECLINE,
+		.evict_1 = YES, .evict_512 = YES, /* every folio, as 6.1 */
+		.refault = YES, .age = YES,
+		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		/* without an identity, detect's rule exactly */
+		.refault_ws = 1000, .refault_ws_noswap = 1000,
+		.stable_subset = true,
+		.file_ws = FILE_WS_ACTIVE_FILE,
+		.ratio = RATIO_PARAM,
+		.why = "stable: detect plus a stable subset of long refaults",
 	},
 };
 
@@ -283,6 +306,7 @@ static void check_refault(struct aws_tc *tc, const struct aws_policy *p,
 	static const void *long_state;
 	const unsigned long dist[] = { 0, ws / 2, ws, ws + 1, ws * 2 + 7,
 				       ~0UL };
+	const struct aws_folio evicted = { .nr_pages = 1, .swapbacked = true };
 	unsigned int i, w;
 
 	for (i = 0; i < ARRAY_SIZE(dist); i++) {
@@ -292,8 +316,13 @@ static void check_refault(struct aws_tc *tc, const struct aws_policy *p,
 				.workingset = w, .sizes = *sz,
 				.workingset_size = 12345,  /* must be written */
 			};
-			enum aws_decision d = p->refault(&r, st);
+			enum aws_decision d;
 			bool fits = dist[i] <= ws;
+
+			/* a swap-in frees its frame: one eviction */
+			if (e->stable_subset && p->evict)
+				p->evict(&evicted, st);
+			d = p->refault(&r, st);
 
 			if (st != long_state)
 				long_state = st, long_seen = 0;
@@ -347,6 +376,214 @@ static void test_refault(struct aws_tc *tc)
 		memset(&sz, 0, sizeof(sz));
 		sz.swap_available = true;
 		check_refault(tc, p, st, &sz, 0);
+		free(st);
+	}
+}
+
+/*
+ * Ask @p about page @id at @distance, with the sizes of refault_sizes,
+ * after the eviction that frees the swap-in's frame.
+ */
+static enum aws_decision ask_id(const struct aws_policy *p, void *st,
+				unsigned long id, unsigned long distance)
+{
+	const struct aws_folio f = { .nr_pages = 1, .swapbacked = true };
+	struct aws_refault r = {
+		.nr_pages = 1, .distance = distance, .sizes = refault_sizes,
+		.id = id,
+	};
+
+	if (p->evict)
+		p->evict(&f, st);
+	return p->refault(&r, st);
+}
+
+/*
+ * Ask @p about page @id at @distance with sizes @sz, on a copy of @st so
+ * that the answer leaves the state as it was; *@quiet is r.quiet.
+ */
+static enum aws_decision ask_copy(const struct aws_policy *p, const void *st,
+				  unsigned long id, unsigned long distance,
+				  const struct aws_lru_sizes *sz, bool *quiet)
+{
+	struct aws_refault r = {
+		.nr_pages = 1, .distance = distance, .sizes = *sz, .id = id,
+	};
+	unsigned char copy[256];
+	enum aws_decision d;
+
+	if (p->state_size > sizeof(copy))
+		return AWS_NO;
+	memcpy(copy, st, p->state_size);
+	d = p->refault(&r, copy);
+	*quiet = r.quiet;
+	return d;
+}
+
+/* Admissions among ids 1..8000 at @distance, and how many were quiet. */
+static unsigned long count_admitted(const struct aws_policy *p,
+				    const void *st, unsigned long distance,
+				    const struct aws_lru_sizes *sz,
+				    unsigned long *quiet)
+{
+	unsigned long id, yes = 0;
+	bool q;
+
+	*quiet = 0;
+	for (id = 1; id <= 8000; id++) {
+		if (ask_copy(p, st, id, distance, sz, &q) != AWS_YES)
+			continue;
+		yes++;
+		*quiet += q;
+	}
+	return yes;
+}
+
+/*
+ * stable's room and quiet admissions.  With 3000 resident anon pages and
+ * none of them active, a refault at distance 1 (span 3001) is admitted
+ * for a hash below A / span = 1500 / 3001, about half of the pages, all
+ * of them quietly while nothing else activates.  Once one tick in 20 is
+ * a reclaim activation that must stay one inactive pass (3000 ticks),
+ * the workingset needs W = 3000 / 20 = 150 of the active list: the
+ * subset gets 1350 / 3001, and is admitted loudly.  A refault detect's
+ * rule activates is never quiet; a full active list takes no subset.
+ */
+static void test_stable_room(struct aws_tc *tc)
+{
+	const struct aws_folio f = { .nr_pages = 1, .swapbacked = true };
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+		struct aws_lru_sizes sz = refault_sizes;
+		unsigned long yes, quiet, k;
+		void *st;
+		bool q;
+
+		if (!e || !e->stable_subset || !p->refault || !p->evict ||
+		    !p->age)
+			continue;
+		st = state_new(p);
+		sz.active_anon = 0;
+		sz.inactive_anon = 3000;
+		/* a refused refault only records the sizes */
+		p->refault(&(struct aws_refault){ .nr_pages = 1,
+			   .distance = ~0UL, .sizes = sz }, st);
+		yes = count_admitted(p, st, 1, &sz, &quiet);
+		CHECK(tc, yes >= 3700 && yes <= 4300,
+		      "%s: %lu of 8000 admitted with the room empty",
+		      p->name, yes);
+		CHECK(tc, quiet == yes, "%s: %lu of %lu admissions loud "
+		      "with no workingset activation", p->name, yes - quiet,
+		      yes);
+		/* detect's rule: loud, as stock */
+		sz.active_anon = 1000;
+		sz.inactive_anon = 2000;
+		CHECK(tc, ask_copy(p, st, 7, 900, &sz, &q) == AWS_YES && !q,
+		      "%s: detect's activation quiet %d", p->name, q);
+		/* a full active list (A = 1500) takes no subset page */
+		sz.active_anon = 1500;
+		sz.inactive_anon = 1500;
+		yes = count_admitted(p, st, 1501, &sz, &quiet);
+		CHECK(tc, !yes, "%s: %lu admitted into a full active list",
+		      p->name, yes);
+
+		/* one tick in 20 a reclaim activation of an inactive pass */
+		sz.active_anon = 0;
+		sz.inactive_anon = 3000;
+		for (k = 0; k < 20000; k++) {
+			if (k % 20)
+				p->evict(&f, st);
+			else
+				p->age(&f, st);
+		}
+		yes = count_admitted(p, st, 1, &sz, &quiet);
+		CHECK(tc, yes >= 3300 && yes <= 3900,
+		      "%s: %lu of 8000 admitted with W = 150, want ~3600",
+		      p->name, yes);
+		CHECK(tc, yes && !quiet, "%s: %lu admissions quiet while the "
+		      "workingset activates", p->name, quiet);
+		free(st);
+
+		/*
+		 * Subset admissions alone, back to back: W stays 0 (they
+		 * need no room of the workingset's) but nearly every tick is
+		 * an activation, and a page of span 3001 would not last
+		 * (a * 3001 > 1500): no more admissions.
+		 */
+		st = state_new(p);
+		for (k = 1; k <= 20000; k++)
+			p->refault(&(struct aws_refault){ .nr_pages = 1,
+				   .distance = 1, .sizes = sz, .id = k }, st);
+		yes = count_admitted(p, st, 1, &sz, &quiet);
+		CHECK(tc, !yes, "%s: %lu admitted though none would survive",
+		      p->name, yes);
+		free(st);
+	}
+}
+
+/*
+ * The stable subset: with 3000 resident anon pages (capacity 1500) a
+ * refault at distance 9000 has a span of 12000, so 1/8 of the pages are
+ * admitted, always the same ones, and a page admitted at a span is
+ * admitted at every shorter one. Once most clock ticks are activations,
+ * a long refault would not survive and is refused.
+ */
+static void test_stable_subset(struct aws_tc *tc)
+{
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+		unsigned long id, yes = 0, nested = 0, unstable = 0;
+		const struct aws_lru_sizes *sz = &refault_sizes;
+		void *st;
+		bool q;
+
+		if (!e || !e->stable_subset || !p->refault)
+			continue;
+		st = state_new(p);
+		for (id = 1; id <= 8000; id++) {
+			bool a = ask_copy(p, st, id, 9000, sz, &q) == AWS_YES;
+
+			yes += a;
+			unstable += a != (ask_copy(p, st, id, 9000, sz, &q) ==
+					  AWS_YES);
+			/* span 6000: 1/4, a superset */
+			nested += a && ask_copy(p, st, id, 3000, sz, &q) !=
+				       AWS_YES;
+		}
+		CHECK(tc, yes >= 900 && yes <= 1100,
+		      "%s: %lu of 8000 admitted at 1/8", p->name, yes);
+		CHECK(tc, !unstable, "%s: %lu pages change their answer",
+		      p->name, unstable);
+		CHECK(tc, !nested, "%s: %lu pages admitted at 1/8, not at 1/4",
+		      p->name, nested);
+		/* no identity: detect's rule only */
+		CHECK(tc, ask_id(p, st, 0, 1001) == AWS_NO,
+		      "%s: admitted a long refault without identity", p->name);
+		/* every tick an activation: a long refault cannot survive */
+		if (p->age) {
+			const struct aws_folio f = { .nr_pages = 1,
+						     .swapbacked = true };
+			unsigned long k;
+
+			for (k = 0; k < 100000; k++)
+				p->age(&f, st);
+			yes = 0;
+			for (id = 1; id <= 8000; id++)
+				yes += ask_copy(p, st, id, 9000, sz, &q) ==
+				       AWS_YES;
+			CHECK(tc, !yes, "%s: %lu long refaults admitted while "
+			      "every tick activates", p->name, yes);
+			/* a short one still fits detect's rule? not either */
+			CHECK(tc, ask_copy(p, st, 7, 900, sz, &q) == AWS_NO,
+			      "%s: detect's rule ignores the survival test",
+			      p->name);
+		}
 		free(st);
 	}
 }
@@ -606,6 +843,8 @@ const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_expectations", test_expectations },
 	{ "policy_folio_decisions", test_folio_decisions },
 	{ "policy_refault", test_refault },
+	{ "policy_stable_subset", test_stable_subset },
+	{ "policy_stable_room", test_stable_room },
 	{ "policy_file_workingset", test_file_workingset },
 	{ "policy_ratio", test_policy_ratio },
 	{ "policy_ratio_callback", test_policy_ratio_callback },
