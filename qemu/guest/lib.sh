@@ -69,6 +69,19 @@ ktap_end() {
 	[ "$KTAP_FAILED" = 0 ]
 }
 
+# vm_read ARRAY: all of /proc/vmstat into an associative array.  The file
+# is copied first: bash's read takes it a few bytes at a time, and numbers
+# that change between two reads would come out torn.
+vm_read() {
+	local -n _vm=$1
+	local k v
+	_vm=()
+	cat /proc/vmstat >/tmp/vmstat
+	while read -r k v; do
+		# shellcheck disable=SC2004 # _vm names an associative array
+		[ -n "$k" ] && _vm[$k]=$v
+	done </tmp/vmstat
+}
 vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
 meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 aws_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/anon_workingset; }

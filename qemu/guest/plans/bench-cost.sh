@@ -84,16 +84,6 @@ setup() {
 }
 
 declare -A VM0 VM1
-vm_read() {
-	local -n _vm=$1
-	local k v
-	_vm=()
-	cat /proc/vmstat >/tmp/vmstat
-	while read -r k v; do
-		# shellcheck disable=SC2004 # _vm names an associative array
-		[ -n "$k" ] && _vm[$k]=$v
-	done </tmp/vmstat
-}
 
 FAILS=0
 # run CONF REP: one measured run, one line in runs.tsv

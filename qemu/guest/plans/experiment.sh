@@ -192,17 +192,6 @@ kv_fields() {
 		ROW+="	$pre$k=$v"
 	done </tmp/kv
 }
-# vm_read ARRAY: /proc/vmstat into an associative array (copied first, as above)
-vm_read() {
-	local -n _vm=$1
-	local k v
-	_vm=()
-	cat /proc/vmstat >/tmp/vmstat
-	while read -r k v; do
-		# shellcheck disable=SC2004 # _vm names an associative array
-		[ -n "$k" ] && _vm[$k]=$v
-	done </tmp/vmstat
-}
 
 # failed RUN-TAG WHY: count a failed run; three in a row end the plan (a
 # broken setup, e.g. an unreadable tools disk, fails every run the same way)
