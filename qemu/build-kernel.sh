@@ -40,7 +40,7 @@ unpatched)
 *) die "unknown kernel variant '$VARIANT' (expected default, debug or unpatched)" ;;
 esac
 OBJ=$AWS_BUILD/kernel-$VARIANT
-JOBS=${JOBS:-$(nproc)}
+JOBS=$(nproc)
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # Paths below the checkout are hashed relative to it, so a second clone (or a
 # moved one) reuses the first one's objects.

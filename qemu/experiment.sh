@@ -29,8 +29,8 @@ PLAN=${1:-short}
 VARIANT=${VARIANT:-default}
 EXTRA=${AWS_RUN_ARGS:-}
 case $PLAN in
-short) TIMEOUT=${AWS_RUN_TIMEOUT:-2400} ;;
-full) TIMEOUT=${AWS_RUN_TIMEOUT:-14400} ;;
+short) TIMEOUT=2400 ;;
+full) TIMEOUT=14400 ;;
 *) die "unknown plan '$PLAN' (PLAN=short or PLAN=full)" ;;
 esac
 MEM=512M GMEM=128M CPUS=2 SWAP=1G

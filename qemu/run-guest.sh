@@ -74,10 +74,10 @@ ACCEL=$("$AWS_TOP/qemu/probe-accel.sh" "$KERNEL")
 # static key flipped while another vCPU runs the patched code can leave that
 # vCPU on a stale int3 and oops the guest (reproduced with the stock
 # vm.numa_stat key, no module involved; see docs/design.md).  Guests
-# therefore run single-threaded TCG unless TCG_THREAD=multi is asked for.
+# therefore always run single-threaded TCG.
 case $ACCEL in
 kvm) CPU=host ACCEL_OPT=kvm ;;
-*) CPU=max ACCEL_OPT=tcg,thread=${TCG_THREAD:-single} ;;
+*) CPU=max ACCEL_OPT=tcg,thread=single ;;
 esac
 ICOUNT_OPT=()
 if [ -n "$ICOUNT" ]; then
