@@ -6,7 +6,7 @@
  * and the simulator (userspace/sim/) draws the same numbers from it when it
  * replays a workload's access sequence (include/aws_zipf.h), so both must
  * use this one definition.  Header only; userspace (it uses the compiler's
- * unsigned __int128), not meant for the kernel.
+ * __uint128_t), not meant for the kernel.
  */
 #ifndef _AWS_RNG_H
 #define _AWS_RNG_H
@@ -22,7 +22,7 @@ static inline uint64_t aws_mix64(uint64_t z)
 }
 
 struct aws_rng {
-	uint64_t s;
+	unsigned long long s;	/* 64 bits on every Linux ABI */
 };
 
 /* Independent streams of one seed: one per worker thread, one per table. */
@@ -41,13 +41,13 @@ static inline uint64_t aws_rng_next(struct aws_rng *rng)
 /* Uniform in [0, n), n > 0 (multiply-high, negligible bias). */
 static inline uint64_t aws_rng_below(struct aws_rng *rng, uint64_t n)
 {
-	return (uint64_t)(((unsigned __int128)aws_rng_next(rng) * n) >> 64);
+	return (uint64_t)(((__uint128_t)aws_rng_next(rng) * n) >> 64);
 }
 
-/* Uniform double in [0, 1). */
+/* Uniform double in [0, 1): 53 random bits, scaled exactly by 2^-53. */
 static inline double aws_rng_double(struct aws_rng *rng)
 {
-	return (double)(aws_rng_next(rng) >> 11) * 0x1.0p-53;
+	return (double)(aws_rng_next(rng) >> 11) / (double)(1ULL << 53);
 }
 
 #endif /* _AWS_RNG_H */
