@@ -37,10 +37,18 @@ static void usage(FILE *f)
 "  --scale S          multiply every size, frames included (default 1)\n"
 "  --rounds N         repetitions of the measured phase (default 20)\n"
 "  --warmup N         passes that establish the hot set (default 8)\n"
+"  zipf is aws-zipf's stream (include/aws_zipf.h): the region filled once,\n"
+"  then records of one zipf-drawn chunk each; with one thread exactly\n"
+"  \"aws-zipf --size <pages x 4K> --chunk <chunk x 4K> --threads 1 --alpha A\n"
+"  --seed N --records <accesses / chunk>\" (docs/trace-format.md)\n"
 "  --alpha A          zipf exponent (default 0.9)\n"
-"  --zipf-pages N     zipf footprint in pages (default 2 x frames)\n"
-"  --accesses N       zipf trace length (default 10000000)\n"
-"  --seed N           zipf random seed (default 1)\n"
+"  --zipf-pages N     zipf region in pages (default 2 x frames)\n"
+"  --zipf-chunk N     pages per chunk, i.e. per record (default 1)\n"
+"  --zipf-threads N   worker streams, taken round-robin one record each\n"
+"                     (default 1; N > 1 approximates the guest's order)\n"
+"  --accesses N       zipf page accesses after the fill, a multiple of\n"
+"                     chunk x threads (default 10000000)\n"
+"  --seed N           zipf random seed, aws-zipf's --seed (default 1)\n"
 "  --cold-mb, --hot1-mb, --hot2-mb, --slice-mb MB  thrash sizes\n"
 "                     (default 512, 96, 96, 128)\n"
 "  --hot-mb MB        hot set of protect and scanhot (default 128, 96)\n"
@@ -66,8 +74,8 @@ static void usage(FILE *f)
 "  --csv FILE         write one CSV row per policy\n"
 "  --hist             print refault distance histograms\n"
 "  (measured: swap-ins of the pattern's measured phase - thrash's and\n"
-"  scanhot's rounds, loop's loops, protect's rounds, a whole zipf or file\n"
-"  trace - with x OPT, the same count for OPT)\n"
+"  scanhot's rounds, loop's loops, protect's rounds, zipf's records (after\n"
+"  the fill), a whole file trace - with x OPT, the same count for OPT)\n"
 "  --save FILE        write the trace (binary, or text if FILE ends .txt)\n"
 "  --selftest         run the built-in self tests and exit\n"
 "  --list             print every policy name, one per line, and exit\n");
@@ -188,6 +196,8 @@ int main(int argc, char **argv)
 		{ "zipf-pages", required_argument, NULL, 'z' },
 		{ "accesses", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "zipf-chunk", required_argument, NULL, 1010 },
+		{ "zipf-threads", required_argument, NULL, 1011 },
 		{ "cold-mb", required_argument, NULL, 1001 },
 		{ "hot1-mb", required_argument, NULL, 1002 },
 		{ "hot2-mb", required_argument, NULL, 1003 },
@@ -259,6 +269,12 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			g.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 1010:
+			g.zipf_chunk = strtoull(optarg, NULL, 0);
+			break;
+		case 1011:
+			g.zipf_threads = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
 		case 1001:
 			g.cold_mb = atof(optarg);

@@ -445,6 +445,73 @@ static void t_gen_scanhot(struct st_ctx *c)
 	trace_free(&t);
 }
 
+/*
+ * zipf is aws-zipf's stream (the byte-for-byte comparison with aws-zipf is
+ * in userspace/workloads/selftest.sh): the fill, pages 0..n-1, then the
+ * records; with N threads, thread t's records are every N-th record from
+ * the t-th, and thread 0's are those of the one-thread trace.
+ */
+static void t_gen_zipf(struct st_ctx *c)
+{
+	const uint64_t cp = 4, nt = 3, recs = 200;
+	struct gen_params g;
+	struct trace one, three, bad;
+	size_t n, r, i;
+
+	gen_params_default(&g);
+	g.zipf_pages = 1026;		/* 256 chunks of 4 pages, 2 left over */
+	g.zipf_chunk = cp;
+	g.accesses = recs * cp;
+	g.seed = 11;
+	if (trace_generate(&one, "zipf", &g)) {
+		fail(c, "zipf generator failed");
+		return;
+	}
+	g.zipf_threads = nt;
+	g.accesses = recs * cp * nt;
+	if (trace_generate(&three, "zipf", &g)) {
+		fail(c, "zipf generator failed (3 threads)");
+		trace_free(&one);
+		return;
+	}
+	n = 256 * cp;
+	if (one.mark != n || three.mark != n || one.len != n + recs * cp ||
+	    three.len != n + nt * recs * cp || one.npages != n) {
+		fail(c, "zipf: mark %zu / %zu, len %zu / %zu, npages %u",
+		     one.mark, three.mark, one.len, three.len, one.npages);
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (one.pages[i] != i || three.pages[i] != i) {
+			fail(c, "zipf: fill out of order at %zu", i);
+			goto out;
+		}
+	for (r = 0; r < recs; r++) {
+		const uint32_t *a = one.pages + n + r * cp;
+		const uint32_t *b = three.pages + n + r * nt * cp;
+
+		if (a[0] % cp || memcmp(a, b, cp * sizeof(*a))) {
+			fail(c, "zipf: record %zu of thread 0 differs", r);
+			goto out;
+		}
+		for (i = 1; i < cp; i++)
+			if (a[i] != a[0] + i)
+				fail(c, "zipf: record %zu not a chunk", r);
+	}
+	if (three.pages[n + cp] == three.pages[n] &&
+	    three.pages[n + 2 * cp] == three.pages[n])
+		fail(c, "zipf: threads draw the same chunks");
+	g.accesses = recs * cp * nt + 1;
+	trace_quiet = true;
+	if (!trace_generate(&bad, "zipf", &g))
+		fail(c, "zipf: --accesses not a multiple of chunk x threads accepted");
+	trace_free(&bad);
+	trace_quiet = false;
+out:
+	trace_free(&one);
+	trace_free(&three);
+}
+
 static bool same_stats(const struct sim_stats *a, const struct sim_stats *b)
 {
 	return a->faults == b->faults && a->evictions == b->evictions &&
@@ -701,6 +768,7 @@ static const struct {
 	{ "trace_files", t_trace_files },
 	{ "gen_loop", t_gen_loop },
 	{ "gen_scanhot", t_gen_scanhot },
+	{ "gen_zipf_is_aws_zipf", t_gen_zipf },
 	{ "protect_beats_baseline", t_protect_beats_baseline },
 	{ "detect_beats_protect_thrash", t_detect_beats_protect },
 	{ "detect_equals_upstream_no_file", t_detect_equals_upstream },

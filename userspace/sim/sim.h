@@ -55,10 +55,12 @@ struct gen_params {
 	unsigned int loops;
 	/* scanhot: hot set re-referenced between used-once scans */
 	double scan_hot_mb, scan_mb;
-	/* zipf */
+	/* zipf: aws-zipf's stream (include/aws_zipf.h) */
 	double alpha;
-	uint64_t zipf_pages;
-	uint64_t accesses;
+	uint64_t zipf_pages;	/* region size in pages */
+	uint64_t zipf_chunk;	/* pages per chunk (record) */
+	unsigned int zipf_threads; /* streams, interleaved round-robin */
+	uint64_t accesses;	/* page accesses after the fill */
 };
 
 void gen_params_default(struct gen_params *g);

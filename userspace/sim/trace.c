@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aws_zipf.h"
 #include "sim.h"
 
 #define TRACE_MAGIC	"AWSTRACE"
@@ -80,6 +81,8 @@ void gen_params_default(struct gen_params *g)
 	g->scan_mb = 64;
 	g->alpha = 0.9;
 	g->zipf_pages = 0;	/* default: 2x frames, set by the caller */
+	g->zipf_chunk = 1;	/* aws-zipf --chunk 4K */
+	g->zipf_threads = 1;
 	g->accesses = 10000000;
 }
 
@@ -234,85 +237,57 @@ static void gen_scanhot(struct trace *t, const struct gen_params *g)
 		 hot, g->rounds, scan);
 }
 
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Zipf(alpha) over `zipf_pages` ranks, sampled with Vose's alias method. */
+/*
+ * aws-zipf's stream (include/aws_zipf.h): the fill, pages 0..n-1 once each,
+ * then the records, each `zipf_chunk` pages of a chunk drawn from
+ * zipf(alpha) over the chunks of `zipf_pages`, `accesses` page accesses in
+ * all. One thread is exactly "aws-zipf --threads 1"; N threads draw from
+ * the N workers' streams and take turns one record each (round-robin),
+ * an approximation of the guest, where the scheduler interleaves them.
+ * The measured phase is the records.
+ */
 static int gen_zipf(struct trace *t, const struct gen_params *g)
 {
-	uint64_t n = g->zipf_pages, i, rnd = g->seed;
-	double *prob = malloc(n * sizeof(*prob)), sum = 0;
-	uint32_t *alias = malloc(n * sizeof(*alias));
-	uint32_t *small = malloc(n * sizeof(*small));
-	uint32_t *large = malloc(n * sizeof(*large));
-	uint32_t *rename = malloc(n * sizeof(*rename));
-	uint64_t ns = 0, nl = 0;
-	uint32_t next_id = 0;
+	uint64_t cp = g->zipf_chunk, nt = g->zipf_threads;
+	uint64_t nchunks = cp ? g->zipf_pages / cp : 0, per_round = cp * nt;
+	struct aws_rng *rng;
+	struct aws_zipf z;
+	uint64_t r, rounds;
+	unsigned int i;
 
-	if (!n || n >= SIM_NO_PAGE || !prob || !alias || !small || !large ||
-	    !rename) {
-		free(prob);
-		free(alias);
-		free(small);
-		free(large);
-		free(rename);
+	if (!nchunks || nchunks * cp >= SIM_NO_PAGE || !nt) {
+		trace_err("aws-sim: zipf needs 1 <= --zipf-chunk <= --zipf-pages < 2^32 and --zipf-threads >= 1\n");
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		prob[i] = pow((double)(i + 1), -g->alpha);
-		sum += prob[i];
+	if (g->accesses % per_round) {
+		trace_err("aws-sim: --accesses %llu is not a multiple of --zipf-chunk x --zipf-threads (%llu)\n",
+			  (unsigned long long)g->accesses,
+			  (unsigned long long)per_round);
+		return -1;
 	}
-	for (i = 0; i < n; i++) {
-		prob[i] = prob[i] * (double)n / sum;
-		alias[i] = (uint32_t)i;
-		if (prob[i] < 1.0)
-			small[ns++] = (uint32_t)i;
-		else
-			large[nl++] = (uint32_t)i;
+	rounds = g->accesses / per_round;
+	rng = calloc(nt, sizeof(*rng));
+	if (!rng || aws_zipf_init(&z, nchunks, cp, g->alpha, g->seed)) {
+		free(rng);
+		return -1;
 	}
-	while (ns && nl) {
-		uint32_t s = small[--ns], l = large[nl - 1];
+	for (i = 0; i < nt; i++)
+		aws_zipf_stream_seed(&rng[i], g->seed, i);
 
-		alias[s] = l;
-		prob[l] -= 1.0 - prob[s];
-		if (prob[l] < 1.0) {
-			nl--;
-			small[ns++] = l;
-		}
-	}
-	while (nl)
-		prob[large[--nl]] = 1.0;
-	while (ns)
-		prob[small[--ns]] = 1.0;
-
-	memset(rename, 0xff, n * sizeof(*rename));
-	for (i = 0; i < g->accesses; i++) {
-		uint64_t r = splitmix64(&rnd) % n;
-		double u = (double)(splitmix64(&rnd) >> 11) * 0x1.0p-53;
-
-		if (u >= prob[r])
-			r = alias[r];
-		/* dense ids in order of first appearance */
-		if (rename[r] == SIM_NO_PAGE)
-			rename[r] = next_id++;
-		trace_push(t, rename[r]);
-	}
+	emit_range(t, 0, nchunks * cp);
+	t->mark = t->len;
+	for (r = 0; r < rounds; r++)
+		for (i = 0; i < nt; i++)
+			emit_range(t, (uint32_t)aws_zipf_first_page(&z,
+					aws_zipf_next_chunk(&z, &rng[i])), cp);
 	snprintf(t->desc, sizeof(t->desc),
-		 "zipf: alpha %.2f over %llu pages, %llu accesses, seed %llu",
-		 g->alpha, (unsigned long long)n,
-		 (unsigned long long)g->accesses,
+		 "zipf: alpha %.2f over %llu chunks of %llu pages, filled, then %llu accesses (%llu records x %llu threads), seed %llu",
+		 g->alpha, (unsigned long long)nchunks,
+		 (unsigned long long)cp, (unsigned long long)g->accesses,
+		 (unsigned long long)rounds, (unsigned long long)nt,
 		 (unsigned long long)g->seed);
-	free(prob);
-	free(alias);
-	free(small);
-	free(large);
-	free(rename);
+	aws_zipf_free(&z);
+	free(rng);
 	return 0;
 }
 

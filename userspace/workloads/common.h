@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "aws_rng.h"	/* the splitmix64 PRNG, shared with the simulator */
+
 #define AWS_PAGE_SIZE	4096UL
 #define AWS_MiB		(1024UL * 1024UL)
 
@@ -167,44 +169,6 @@ void aws_corrupt_page(struct aws_region *r, size_t idx);
 void aws_thread_flush(void);
 
 uint64_t aws_verify_failures(void);
-
-/* ---- PRNG (splitmix64) -------------------------------------------------- */
-
-static inline uint64_t aws_mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-struct aws_rng {
-	uint64_t s;
-};
-
-static inline void aws_rng_seed(struct aws_rng *rng, uint64_t seed,
-				uint64_t stream)
-{
-	rng->s = aws_mix64(seed ^ aws_mix64(stream + 0x5851f42d4c957f2dULL));
-}
-
-static inline uint64_t aws_rng_next(struct aws_rng *rng)
-{
-	rng->s += 0x9e3779b97f4a7c15ULL;
-	return aws_mix64(rng->s);
-}
-
-/* Uniform in [0, n), n > 0 (multiply-high, negligible bias). */
-static inline uint64_t aws_rng_below(struct aws_rng *rng, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)aws_rng_next(rng) * n) >> 64);
-}
-
-/* Uniform double in [0, 1). */
-static inline double aws_rng_double(struct aws_rng *rng)
-{
-	return (double)(aws_rng_next(rng) >> 11) * 0x1.0p-53;
-}
 
 /* ---- timing, faults, vmstat --------------------------------------------- */
 

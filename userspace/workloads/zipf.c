@@ -13,13 +13,20 @@
  * worker has its own splitmix64 PRNG derived from --seed, so the sequence
  * of chunks each worker picks is reproducible.
  *
+ * The tables and the streams are include/aws_zipf.h, which the simulator's
+ * zipf pattern uses too: with --threads 1, "aws-sim --pattern zipf" replays
+ * exactly the pages this program touches (docs/trace-format.md gives the
+ * equivalent command lines), and --save-trace FILE writes them in the
+ * simulator's binary trace format so that a test can compare the two.
+ *
  * Throughput (records_per_sec) rises when the kernel keeps the hot chunks
  * resident, i.e. when refaults of hot pages are detected as workingset.
  */
 #include "common.h"
 
+#include "aws_zipf.h"
+
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,17 +37,12 @@ enum {
 	OPT_SECONDS,
 	OPT_RECORDS,
 	OPT_ALPHA,
-};
-
-struct zipf_table {
-	double *cdf;		/* cdf[k] = P(rank <= k), cdf[n-1] == 1 */
-	size_t *perm;		/* rank -> chunk index */
-	size_t n;
+	OPT_SAVE_TRACE,
 };
 
 struct worker {
 	unsigned int id;
-	const struct zipf_table *zt;
+	const struct aws_zipf *zt;
 	const struct aws_region *region;
 	size_t chunk_bytes;
 	uint64_t max_records;	/* 0: until stopped */
@@ -62,6 +64,10 @@ static void usage(FILE *f)
 		"                  --records is given there is no time limit)\n"
 		"  --records N     stop each worker after N records (default: none)\n"
 		"  --alpha A       zipf exponent, 0 < A <= 5 (default 1.0)\n"
+		"  --save-trace FILE  write every page index touched, the fill and\n"
+		"                  each record's verify pass, to FILE in aws-sim's\n"
+		"                  binary trace format (docs/trace-format.md);\n"
+		"                  --threads 1 only, not with --corrupt-test\n"
 		"\n"
 		"RESULT keys: records records_per_sec threads alpha chunks chunk_bytes\n"
 		"             run_seconds + common keys\n"
@@ -69,57 +75,57 @@ static void usage(FILE *f)
 	aws_common_usage(f);
 }
 
-static void zipf_init(struct zipf_table *zt, size_t n, double alpha)
+/*
+ * --save-trace: the pages touched, as little-endian u32 records after the
+ * 24-byte AWSTRACE header of docs/trace-format.md.  The record count in the
+ * header is written at the end.  Buffered by stdio, not in the region's
+ * memory cgroup's anon memory.
+ */
+static FILE *trace_f;
+static uint64_t trace_len;
+
+static void put_le(unsigned char *b, uint64_t v, unsigned int width)
 {
-	struct aws_rng rng;
-	double sum = 0;
-	size_t k;
+	unsigned int i;
 
-	zt->n = n;
-	zt->cdf = malloc(n * sizeof(*zt->cdf));
-	zt->perm = malloc(n * sizeof(*zt->perm));
-	if (!zt->cdf || !zt->perm)
-		aws_fatal("out of memory for %zu chunks", n);
-	for (k = 0; k < n; k++) {
-		sum += pow((double)(k + 1), -alpha);
-		zt->cdf[k] = sum;
-	}
-	for (k = 0; k < n; k++)
-		zt->cdf[k] /= sum;
-	zt->cdf[n - 1] = 1.0;
-
-	/* Fisher-Yates: rank -> chunk position */
-	aws_rng_seed(&rng, aws.seed, 0x7065726d /* "perm" */);
-	for (k = 0; k < n; k++)
-		zt->perm[k] = k;
-	for (k = n - 1; k > 0; k--) {
-		size_t j = aws_rng_below(&rng, k + 1), t = zt->perm[k];
-
-		zt->perm[k] = zt->perm[j];
-		zt->perm[j] = t;
-	}
+	for (i = 0; i < width; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
 }
 
-static void zipf_free(struct zipf_table *zt)
+static void trace_header(void)
 {
-	free(zt->cdf);
-	free(zt->perm);
+	unsigned char hdr[24];
+
+	memcpy(hdr, "AWSTRACE", 8);
+	put_le(hdr + 8, 1, 4);		/* version */
+	put_le(hdr + 12, 4, 4);		/* record size: u32 */
+	put_le(hdr + 16, trace_len, 8);
+	if (fwrite(hdr, 1, sizeof(hdr), trace_f) != sizeof(hdr))
+		aws_fatal("--save-trace: write error");
 }
 
-/* Smallest rank k with cdf[k] > u. */
-static size_t zipf_rank(const struct zipf_table *zt, double u)
+static inline void trace_page(size_t idx)
 {
-	size_t lo = 0, hi = zt->n - 1;
+	unsigned char rec[4];
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!trace_f)
+		return;
+	put_le(rec, idx, 4);
+	if (fwrite(rec, 1, sizeof(rec), trace_f) != sizeof(rec))
+		aws_fatal("--save-trace: write error");
+	trace_len++;
+}
 
-		if (zt->cdf[mid] > u)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+static void trace_close(void)
+{
+	if (!trace_f)
+		return;
+	if (fseek(trace_f, 0, SEEK_SET))
+		aws_fatal("--save-trace: cannot rewind");
+	trace_header();
+	if (fclose(trace_f))
+		aws_fatal("--save-trace: write error");
+	trace_f = NULL;
 }
 
 static void *worker_fn(void *arg)
@@ -133,18 +139,24 @@ static void *worker_fn(void *arg)
 	if (!buf)
 		aws_fatal("out of memory for worker buffer");
 	memset(buf, 0, w->chunk_bytes);
-	aws_rng_seed(&rng, aws.seed, w->id + 1);
+	aws_zipf_stream_seed(&rng, aws.seed, w->id);
 
 	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
-		size_t rank, chunk, first, p;
+		size_t chunk, first, p;
 
 		if (w->max_records && recs >= w->max_records)
 			break;
-		rank = zipf_rank(w->zt, aws_rng_double(&rng));
-		chunk = w->zt->perm[rank];
-		first = chunk * pages_per_chunk;
-		for (p = 0; p < pages_per_chunk; p++)
+		chunk = aws_zipf_next_chunk(w->zt, &rng);
+		first = aws_zipf_first_page(w->zt, chunk);
+		for (p = 0; p < pages_per_chunk; p++) {
 			aws_page_verify(w->region, first + p);
+			trace_page(first + p);
+		}
+		/*
+		 * The copy reads the same pages again; --save-trace leaves it
+		 * out: they were all touched just now (the verify's accesses
+		 * already left their PTEs young).
+		 */
 		memcpy(buf, w->region->base + chunk * w->chunk_bytes,
 		       w->chunk_bytes);
 		/* the copy is the work: keep the compiler from dropping it */
@@ -165,16 +177,17 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
 		{ "records", required_argument, NULL, OPT_RECORDS },
 		{ "alpha",   required_argument, NULL, OPT_ALPHA },
+		{ "save-trace", required_argument, NULL, OPT_SAVE_TRACE },
 		AWS_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *size_arg = "100%", *chunk_arg = "64K";
+	const char *size_arg = "100%", *chunk_arg = "64K", *trace_arg = NULL;
 	uint64_t threads = 1, max_records = 0, records = 0;
 	double seconds = 10, alpha = 1.0, run_seconds;
 	int seconds_given = 0, opt;
 	size_t size, chunk_bytes, nchunks, i, bad_page = 0;
 	struct aws_region *region;
-	struct zipf_table zt;
+	struct aws_zipf zt;
 	struct worker *workers;
 	atomic_int stop = 0;
 
@@ -203,6 +216,9 @@ int main(int argc, char **argv)
 		case OPT_ALPHA:
 			alpha = aws_parse_double("--alpha", optarg, 0, 5);
 			break;
+		case OPT_SAVE_TRACE:
+			trace_arg = optarg;
+			break;
 		default:
 			aws_usage_error("unhandled option");
 		}
@@ -214,6 +230,19 @@ int main(int argc, char **argv)
 	size = nchunks * chunk_bytes;
 	if (max_records && !seconds_given)
 		seconds = 0;	/* no time limit */
+	if (trace_arg) {
+		/* the trace must be the one sequence the simulator replays */
+		if (threads != 1)
+			aws_usage_error("--save-trace needs --threads 1: threads interleave as the scheduler runs them");
+		if (aws.corrupt_test)
+			aws_usage_error("--save-trace and --corrupt-test exclude each other");
+		if (size / AWS_PAGE_SIZE > UINT32_MAX)
+			aws_usage_error("--save-trace: more than 2^32 pages");
+		trace_f = fopen(trace_arg, "wb");
+		if (!trace_f)
+			aws_fatal("--save-trace: cannot create %s", trace_arg);
+		trace_header();
+	}
 
 	fprintf(stderr,
 		"aws-zipf: size=%zuMiB chunk=%zuKiB chunks=%zu threads=%" PRIu64
@@ -221,7 +250,9 @@ int main(int argc, char **argv)
 		size / AWS_MiB, chunk_bytes / 1024, nchunks, threads, alpha,
 		seconds, max_records);
 
-	zipf_init(&zt, nchunks, alpha);
+	if (aws_zipf_init(&zt, nchunks, chunk_bytes / AWS_PAGE_SIZE, alpha,
+			  aws.seed))
+		aws_fatal("out of memory for %zu chunks", nchunks);
 	workers = calloc(threads, sizeof(*workers));
 	if (!workers)
 		aws_fatal("out of memory");
@@ -229,8 +260,10 @@ int main(int argc, char **argv)
 	aws_start();
 
 	region = aws_region_alloc("zipf", size);
-	for (i = 0; i < region->npages; i++)
+	for (i = 0; i < region->npages; i++) {
 		aws_page_write(region, i, 1);
+		trace_page(i);
+	}
 	if (aws.corrupt_test) {
 		/* a page in the hottest chunk: workers will trip over it */
 		bad_page = zt.perm[0] * (chunk_bytes / AWS_PAGE_SIZE) +
@@ -250,6 +283,7 @@ int main(int argc, char **argv)
 				      sizeof(*workers), seconds, &stop);
 	for (i = 0; i < threads; i++)
 		records += workers[i].records;
+	trace_close();
 
 	/* "then checks it": detection must not depend on the sampling */
 	if (aws.corrupt_test)
@@ -267,6 +301,6 @@ int main(int argc, char **argv)
 
 	aws_region_free(region);
 	free(workers);
-	zipf_free(&zt);
+	aws_zipf_free(&zt);
 	return opt;
 }
