@@ -22,12 +22,16 @@
 # For a quick look at part of the matrix, AWS_RUN_ARGS is appended to the
 # guest's arguments, e.g.
 #   AWS_RUN_ARGS='n=1,only=thrash-*,policies=protect:detect' make run
+# and AWS_RUN_GLOBAL=0 leaves out the global-pressure guest (only one guest
+# boots; for a selection with no global cell, e.g. only=loop).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PLAN=${1:-short}
 VARIANT=${VARIANT:-default}
 EXTRA=${AWS_RUN_ARGS:-}
+GLOBAL=${AWS_RUN_GLOBAL:-1}
+case $GLOBAL in 0 | 1) ;; *) die "AWS_RUN_GLOBAL must be 0 or 1" ;; esac
 case $PLAN in
 short) TIMEOUT=2400 ;;
 full) TIMEOUT=14400 ;;
@@ -128,35 +132,47 @@ boot() {
 # panic, reproduced 3 of 3 times, module not loaded); rodata=off keeps those
 # pages out of the allocator.  See docs/results.md.
 GLOG=$AWS_LOGS/experiment-global.log
-stage "guests: plan '$PLAN'; memcg-limited cells ($MEM, aws.args=$ARGS) with" \
-	"global-pressure cells ($GMEM, aws.args=$ARGS,global) alongside"
-boot $NAME-global $GMEM "$ARGS global" "rodata=off" >"$GLOG" 2>&1 &
-GPID=$!
-boot $NAME $MEM "$ARGS"
-echo "   -- global-pressure guest ($GMEM):"
-wait $GPID
-grc=$?
-sed 's/^/   /' "$GLOG"
-[ $grc = 0 ] || exit 1
+if [ "$GLOBAL" = 1 ]; then
+	stage "guests: plan '$PLAN'; memcg-limited cells ($MEM, aws.args=$ARGS) with" \
+		"global-pressure cells ($GMEM, aws.args=$ARGS,global) alongside"
+	boot $NAME-global $GMEM "$ARGS global" "rodata=off" >"$GLOG" 2>&1 &
+	GPID=$!
+	boot $NAME $MEM "$ARGS"
+	echo "   -- global-pressure guest ($GMEM):"
+	wait $GPID
+	grc=$?
+	sed 's/^/   /' "$GLOG"
+	[ $grc = 0 ] || exit 1
+else
+	stage "guest: plan '$PLAN'; memcg-limited cells ($MEM, aws.args=$ARGS) only" \
+		"(AWS_RUN_GLOBAL=0: no global-pressure guest)"
+	rm -rf "$AWS_BUILD/runs/$NAME-global"
+	boot $NAME $MEM "$ARGS"
+fi
 stage_done ""
 
 stage "results: build/results/$TS"
 OUT=$RESULTS/$TS
 mkdir -p "$OUT"
 G=$AWS_BUILD/runs/$NAME-global/results
+GK=$AWS_BUILD/runs/$NAME-global/ktap.log
+if [ "$GLOBAL" = 0 ]; then
+	G=/dev/null/none GK=/dev/null
+fi
+gcat() { [ "$GLOBAL" = 1 ] && cat "$G/$1"; }
 for f in runs.tsv matrix.tsv; do
-	cat "$RUN/results/$f" "$G/$f" >"$OUT/$f"
+	{ cat "$RUN/results/$f"; gcat $f; } >"$OUT/$f"
 done
 cp "$RUN/results/guest-info.txt" "$OUT/guest-info.txt"
-cp "$G/guest-info.txt" "$OUT/guest-info-global.txt"
+[ "$GLOBAL" = 1 ] && cp "$G/guest-info.txt" "$OUT/guest-info-global.txt"
 # The workloads' stderr is small (a few lines per run); cap it all the same.
-cat "$RUN/results/workloads.log" "$G/workloads.log" | head -c 2000000 >"$OUT/workloads.log"
-cat "$RUN/ktap.log" "$AWS_BUILD/runs/$NAME-global/ktap.log" | tr -d '\r' | grep '^# ' >"$OUT/progress.txt"
+{ cat "$RUN/results/workloads.log"; gcat workloads.log; } | head -c 2000000 >"$OUT/workloads.log"
+cat "$RUN/ktap.log" "$GK" | tr -d '\r' | grep '^# ' >"$OUT/progress.txt"
 
 gi() { sed -n "s/^$1 //p" "$OUT/guest-info.txt" | head -n 1; }
 git_commit=$(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)
 git_dirty=$(git -C "$AWS_TOP" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
-export M_COMMAND="make run PLAN=$PLAN${EXTRA:+ AWS_RUN_ARGS=$EXTRA}"
+export M_COMMAND="make run PLAN=$PLAN${EXTRA:+ AWS_RUN_ARGS=$EXTRA}$([ "$GLOBAL" = 1 ] || echo " AWS_RUN_GLOBAL=0")"
 export M_SCRIPT="bash qemu/experiment.sh $PLAN"
 export M_PLAN=$PLAN M_ARGS=$ARGS M_DATE=$START_UTC M_TS=$TS
 M_GUEST_UNAME=$(gi uname_r) M_GUEST_UNAME_V=$(gi uname_v)
@@ -171,9 +187,10 @@ M_KERNEL_SHA256=$(sha256sum <"$SNAP/$KIMG" | cut -d' ' -f1)
 M_TOOLS_SHA256=$(sha256sum <"$SNAP/tools-$VARIANT.img" | cut -d' ' -f1)
 M_QEMU="$(qemu-system-x86_64 --version | head -n 1)"
 M_QEMU_CMD="$(cat "$RUN/qemu-cmdline")"
-M_QEMU_CMD_GLOBAL="$(cat "$AWS_BUILD/runs/$NAME-global/qemu-cmdline")"
-M_GMEM=$GMEM M_GUEST_S_GLOBAL=$(sed -n 's/^total_s //p' "$OUT/guest-info-global.txt")
+M_QEMU_CMD_GLOBAL="$(cat "$AWS_BUILD/runs/$NAME-global/qemu-cmdline" 2>/dev/null || echo none)"
+M_GMEM=$GMEM M_GUEST_S_GLOBAL=$(sed -n 's/^total_s //p' "$OUT/guest-info-global.txt" 2>/dev/null)
 M_ACCEL=$(sed -n 's/.*-accel \([^ ]*\).*/\1/p' "$RUN/qemu-cmdline")
+[ "$GLOBAL" = 1 ] || M_GMEM=none
 export M_MEM=$MEM M_CPUS=$CPUS M_SWAP=$SWAP M_VARIANT=$VARIANT
 M_HOST="$(uname -srm), $(nproc) CPUs"
 M_GUEST_S=$(gi total_s) M_CONSOLE="build/runs/$NAME/console.log build/runs/$NAME-global/console.log"

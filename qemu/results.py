@@ -46,11 +46,13 @@ WORKLOAD_METRIC = {
     "protect": ("res_hot_majfaults", "hot majflt", False),
     "zipf": ("res_records_per_sec", "records/s", True),
     "randw": ("res_writes_per_sec", "writes/s", True),
+    "loop": ("res_loop_majfaults", "loop majflt", False),
 }
 SUMMARISED = ["vm_pswpin", "vm_pswpout", "vm_workingset_refault_anon",
               "vm_workingset_activate_anon", "vm_workingset_restore_anon", "vm_pgactivate",
               "vm_pgdeactivate", "vm_pgmajfault", "wall_s", "cg_peak", "ev_max",
-              "ev_oom_kill", "aws_refaults", "aws_activations", "aws_evictions"]
+              "ev_oom_kill", "aws_refaults", "aws_activations", "aws_evictions",
+              "res_loop_pswpin"]
 SHOWN = {"vm_pswpin": "swap-in", "vm_pswpout": "swap-out",
          "vm_workingset_refault_anon": "refault", "vm_workingset_activate_anon": "activate"}
 CONF = 0.95

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * common.h - shared helpers for the anonymous-workingset workload programs
- * (aws-protect, aws-thrash, aws-zipf, aws-randw).
+ * (aws-protect, aws-thrash, aws-zipf, aws-randw, aws-loop).
  *
  * Provides:
  *   - option helpers: size / number parsing (exit 2 on garbage), the common

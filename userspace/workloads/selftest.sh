@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftest.sh - self-test of the workload binaries (aws-protect, aws-thrash,
-# aws-zipf, aws-randw) with tiny sizes; prints KTAP, exits non-zero if any
-# case fails. POSIX sh + coreutils + grep + awk (mawk is fine), so it runs on
-# the build host and inside the guest alike.
+# aws-zipf, aws-randw, aws-loop) with tiny sizes; prints KTAP, exits non-zero
+# if any case fails. POSIX sh + coreutils + grep + awk (mawk is fine), so it
+# runs on the build host and inside the guest alike.
 #
 #   usage: selftest.sh <directory containing the aws-* binaries> [all|kernel]
 #
@@ -17,9 +17,9 @@
 # keys and verify_fail=0), --corrupt-test (exit 3 with VERIFY_FAIL), a garbage
 # size (exit 2), an unknown option and a stray operand (exit 2). A few more
 # cases check size forms (x, %, K, bare MiB), AWS_MEM_LIMIT_MB and the
-# deterministic --records / --writes counts. On the host ("all") it also
-# checks that aws-sim (in the same directory) replays exactly the pages
-# aws-zipf touches.
+# deterministic --records / --writes / --loops counts. On the host ("all")
+# it also checks that aws-sim (in the same directory) replays exactly the
+# pages aws-zipf touches.
 
 BIN=${1:-}
 SET=${2:-all}
@@ -53,6 +53,7 @@ tiny_args() {
 	thrash)  echo "--cold 8M --hot1 2M --hot2 2M --cold-slice 2M --rounds 3" ;;
 	zipf)    echo "--size 8M --threads 2 --seconds 0.2 --alpha 0.9" ;;
 	randw)   echo "--size 8M --threads 2 --seconds 0.2" ;;
+	loop)    echo "--size 4M --loops 3" ;;
 	esac
 }
 
@@ -62,6 +63,7 @@ keys_of() {
 	thrash)  echo "hot2_majfaults cold_majfaults hot1_majfaults rounds cold_pages hot1_pages hot2_pages cold_slice_pages" ;;
 	zipf)    echo "records records_per_sec threads alpha chunks chunk_bytes run_seconds" ;;
 	randw)   echo "writes writes_per_sec threads pages pages_written write_seconds" ;;
+	loop)    echo "loop_majfaults loop_pswpin loops pages loop_seconds" ;;
 	esac
 }
 
@@ -230,6 +232,26 @@ case_thrash_write() {
 	expect_key pages_verified $((4 * 512 + 3 * (512 + 512)))
 }
 
+case_loop_counts() {
+	# 1024 pages first touched, then 3 passes that verify every page
+	run loop --size 4M --loops 3
+	expect_rc 0 || return 1
+	check_result loop || return 1
+	expect_key verify_fail 0 || return 1
+	expect_key pages 1024 || return 1
+	expect_key loops 3 || return 1
+	expect_key pages_verified $((3 * 1024)) || return 1
+	# the same with --write, and no pass at all
+	run loop --size 4M --loops 2 --write
+	expect_rc 0 || return 1
+	expect_key verify_fail 0 || return 1
+	expect_key pages_verified $((2 * 1024)) || return 1
+	run loop --size 4M --loops 0
+	expect_rc 0 || return 1
+	expect_key loop_majfaults 0 || return 1
+	expect_key pages_verified 0
+}
+
 case_zipf_records() {
 	run zipf --size 4M --chunk 16K --threads 3 --records 500 --alpha 1.3
 	expect_rc 0 || return 1
@@ -358,15 +380,15 @@ case_size_bad_limit_env() {
 # ---- plan and run -------------------------------------------------------
 
 CASES=
-for w in protect thrash zipf randw; do
+for w in protect thrash zipf randw loop; do
 	for c in run corrupt_test; do
 		CASES="$CASES $w:$c"
 	done
 done
-CASES="$CASES thrash:thrash_write zipf:zipf_records randw:randw_writes"
+CASES="$CASES thrash:thrash_write loop:loop_counts zipf:zipf_records randw:randw_writes"
 CASES="$CASES zipf:early_stop randw:early_stop protect:size_fraction_of_memtotal"
 if [ "$SET" = all ]; then
-	for w in protect thrash zipf randw; do
+	for w in protect thrash zipf randw loop; do
 		for c in help garbage_size unknown_option stray_operand; do
 			CASES="$CASES $w:$c"
 		done

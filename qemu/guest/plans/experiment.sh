@@ -20,8 +20,9 @@
 #   guest-info.txt  uname, MemTotal, CPUs, swap, page-cluster, module info
 #
 # Policies: nomod (module unloaded: stock 6.1), mglru (module unloaded, MGLRU
-# enabled for the run), and the module's baseline, protect, detect, upstream;
-# a suffix -rN sets the module's anon inactive ratio to N (default auto).
+# enabled for the run), and every policy the module offers (its registry,
+# module/policies/registry.c); a suffix -rN sets the module's anon inactive
+# ratio to N (default auto).
 # Repetitions are interleaved (rep 1 of every policy, then rep 2, ...) so a
 # drift in the guest cannot masquerade as a policy difference.
 . "$AWS_TOOLS/guest/lib.sh"
@@ -67,8 +68,9 @@ cell() {
 # The short plan (about 10 minutes under TCG) keeps every cell and n = 3,
 # with the policies that answer each cell's question: the seed's base and
 # patch (baseline, detect) with protect and stock 6.1 everywhere, MGLRU as
-# the peer on thrash and protect, upstream under global pressure, and the
-# anon ratio knob on randw.  The full plan runs
+# the peer on thrash and protect, upstream under global pressure, the
+# anon ratio knob on randw, and stable against stock, MGLRU and detect on
+# the loop it is designed for.  The full plan runs
 # every policy on every cell with the seed's zipf grid, 1 and 8 threads.
 if [ "$PLAN" = short ]; then
 	REPS=3 ROUNDS=3 ZSEC=3 RSEC=2 ZLIM=16M
@@ -78,6 +80,7 @@ if [ "$PLAN" = short ]; then
 	SPOLS="nomod baseline protect detect"
 	TPOLS="nomod mglru baseline protect detect"
 	PPOLS=$TPOLS
+	LPOLS="nomod mglru detect stable"
 	GPOLS="nomod baseline protect detect upstream"
 	GCELLS="protect-global"
 else
@@ -86,6 +89,7 @@ else
 	ZPOLS=$POLICIES
 	RPOLS="$POLICIES baseline-r3 protect-r1 protect-r3 detect-r3"
 	SPOLS=$POLICIES TPOLS=$POLICIES PPOLS=$POLICIES GPOLS=$POLICIES
+	LPOLS=$POLICIES
 	GCELLS="protect-global thrash-global"
 fi
 [ -n "$N" ] && REPS=$N
@@ -105,6 +109,12 @@ cell thrash-detect 70M "$TPOLS" aws-thrash --cold 128M --hot1 40M --hot2 12M \
 cell protect 64M "$PPOLS" aws-protect --hot 32M --wave 64M --waves 3 --chunks 2
 [ "$PLAN" = full ] && cell protect-dense 64M "$PPOLS" aws-protect --hot 32M --wave 64M \
 	--waves 3 --chunks 16
+# issue 13's loop: a 160M region first written, then read 4 times in the
+# same order, in 128M (the simulator's --pattern loop --loop-mb 160 --loops
+# 4 --frames-mb 128, the same sequence; docs/trace-format.md).  Stock,
+# MGLRU and plain LRU miss every access of the loops; OPT misses a fifth.
+# The stable policy is designed for it.
+cell loop 128M "$LPOLS" aws-loop --size 160M --loops 4
 # ebizzy-like zipf reads at 2x the memory limit, by 1 thread and by 8 (the
 # seed's two thread counts; 8 threads share the guest's 2 vCPUs).
 zipf_cell() { # zipf_cell THREADS ALPHA
