@@ -16,6 +16,17 @@ OBJ=$AWS_BUILD/kernel-$VARIANT
 OUT=$AWS_BUILD/module-$VARIANT
 [ -f "$OBJ/Module.symvers" ] || die "$OBJ is not built (run: make kernel VARIANT=$VARIANT)"
 
+# Nothing to do when the sources and the kernel build are those of the
+# last successful build (kbuild itself takes about 3 s to find that out).
+key=$(cat "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$AWS_TOP"/module/policies/*.c \
+	"$AWS_TOP"/include/*.h "$AWS_TOP"/qemu/smoke-module/* "$OBJ/.aws-built-key" "$0" |
+	sha256sum | cut -c1-16)
+if [ "$(cat "$OUT/.aws-key" 2>/dev/null)" = "$key" ] &&
+	[ -f "$OUT/module/anon_workingset.ko" ] && [ -f "$OUT/smoke/aws_smoke.ko" ]; then
+	echo "   module: $VARIANT up to date (key $key)"
+	exit 0
+fi
+rm -f "$OUT/.aws-key"
 stage "module: build anon_workingset.ko + aws_smoke.ko ($VARIANT)"
 rm -rf "$OUT/module/policies"
 mkdir -p "$OUT/module/policies" "$OUT/include" "$OUT/smoke"
@@ -34,3 +45,4 @@ for m in module smoke; do
 	fi
 done
 stage_done ""
+echo "$key" >"$OUT/.aws-key"

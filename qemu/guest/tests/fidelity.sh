@@ -60,7 +60,12 @@ sw=$(swapped load)
 insmod "$AWS_MOD" policy=detect
 dropped=$(dmesg | sed -n 's/.*anon_workingset: policy detect.*, \([0-9]*\) stock shadows dropped.*/\1/p' |
 	tail -n 1)
-expect load_sweep_drops_stock_shadows dropped "${dropped:-0}" -ge $((sw * 9 / 10))
+# A page still in the swap cache (written out, not yet freed) holds a
+# slot but no shadow, so the shadows are fewer than the slots by however
+# much writeback was in flight: measured 82-99 % of them.  Half is far
+# from both that and from the sweep that misses a device (0 dropped);
+# the readback below is the exact check.
+expect load_sweep_drops_stock_shadows dropped "${dropped:-0}" -ge $((sw / 2))
 read -r ref in < <(shm_readback load)
 expect load_no_refault_of_stock_shadow refaults "$ref" -eq 0
 expect load_readback_swapped_in pswpin "$in" -gt $((PAGES / 4))
@@ -105,7 +110,7 @@ shm_write unload
 sw=$(swapped unload)
 rmmod anon_workingset
 dropped=$(dmesg | sed -n 's/.*anon_workingset: unloaded, \([0-9]*\) shadows dropped.*/\1/p' | tail -n 1)
-expect unload_sweep_drops_shadows dropped "${dropped:-0}" -ge $((sw * 9 / 10))
+expect unload_sweep_drops_shadows dropped "${dropped:-0}" -ge $((sw / 2))	# as at load
 read -r ref in < <(shm_readback unload)
 expect unload_no_old_clock refaults "$ref" -eq 0
 shm_drop unload

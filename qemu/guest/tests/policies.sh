@@ -62,11 +62,9 @@ alike() {
 	done
 }
 
-# The first swapping run after boot differs from the rest (probably the
-# fresh swap device: its slots still lie in eviction order, so swap
-# readahead brings hot-2 back more often; measured, protect first: 20,363 swap-ins
-# and 269 hot-2 majfaults against 22,966-23,088 and 566-591 later).
-# baseline, whose cases compare with no other run, absorbs it.
+# The first swapping run after boot differs from the rest (a fresh swap
+# device, see protect below); baseline, whose cases compare with no other
+# run, absorbs it.
 mod_unload
 insmod "$AWS_MOD" policy=baseline
 thrash_run baseline
@@ -76,6 +74,16 @@ expect baseline_no_refaults refaults "$(aws_stat refaults)" -eq 0
 expect baseline_vmstat_refaults_near_zero workingset_refault_anon "${R[workingset_refault_anon]}" -lt 256
 expect baseline_swapin_activations swapin_activations "$(aws_stat swapin_activations)" -gt 0
 
+# protect against detect with swap readahead off (page-cluster 0): with
+# it on, how much of hot-2 one fault brings back depends on how the swap
+# device's slots are laid out, which changes over a boot (measured,
+# protect's hot-2 majfaults: 269 as the first run of a boot, 335 as the
+# second, 566-591 later; the gap to detect's 197-211 shrank to nothing).
+# Without readahead every swap-in is a fault of its own, and the runs do
+# not depend on their position (n=6 each, two boots, positions 2-7):
+# protect 22971-23087 swap-ins and 4501-4614 hot-2 majfaults, detect
+# 19978-20009 and 1520-1539.
+echo 0 >/proc/sys/vm/page-cluster
 set_policy protect
 thrash_run protect
 P_pswpin=${R[pswpin]} P_hot2=$(result_get "$R_res" hot2_majfaults)
@@ -99,11 +107,11 @@ expect detect_activations workingset_activate_anon "${R[workingset_activate_anon
 hist=$(awk '$1 ~ /^refault_dist_log2_/ { t += $2 } END { print t + 0 }' /proc/anon_workingset)
 expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
 	$(($(aws_stat refaults) - $(aws_stat refaults_stale)))
-# At least 5% fewer swap-ins, and hot-2 mostly kept: measured (n=6 each,
-# two boots) detect 19957-20033 vs protect 22966-23088 swap-ins (a 13 %
-# gap, run ranges under 0.6 %), hot-2 majfaults 197-211 vs 566-591.
+# At least 5% fewer swap-ins (measured above: a 13 % gap, run ranges
+# under 0.6 %) and at most half the hot-2 majfaults (a third measured).
 expect detect_swaps_in_less_than_protect pswpin "$D_pswpin" -lt $((P_pswpin * 95 / 100))
 expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $((P_hot2 / 2))
+echo 3 >/proc/sys/vm/page-cluster
 
 rmmod anon_workingset
 thrash_run nomod
