@@ -26,9 +26,12 @@ ALL=$(aws_policies)
 expect starts_default list "$(cat $CG/pa/memory.anon_ws_policy)" = "[default] $ALL"
 
 # try_write FILE VALUE: one write(2) of VALUE (printf %b escapes); errno name.
+# iflag=fullblock: dd gathers the whole pipe before its one write (printf
+# may write in pieces; without it 'default\n\n' was once accepted, most
+# likely read by dd as 'default\n' alone).
 try_write() {
 	local out
-	out=$(printf '%b' "$2" | dd of="$1" bs=4096 count=1 2>&1 >/dev/null)
+	out=$(printf '%b' "$2" | dd of="$1" bs=4096 count=1 iflag=fullblock 2>&1 >/dev/null)
 	case $out in
 	*"Invalid argument"*) echo EINVAL ;;
 	*"No such file"*) echo ENOENT ;;

@@ -16,9 +16,11 @@ insmod "$AWS_MOD" policy=protect ratio=7 || bail insmod "insmod policy=protect r
 # try_write FILE VALUE: write VALUE (backslash escapes as in printf %b) in
 # one write(2) call and print the errno name.  A zero-length write never
 # reaches the file, so empty values are tested through insmod below.
+# iflag=fullblock: dd gathers the whole pipe before its one write
+# (cgroups.sh says why).
 try_write() {
 	local out
-	out=$(printf '%b' "$2" | dd of="$1" bs=65536 count=1 2>&1 >/dev/null)
+	out=$(printf '%b' "$2" | dd of="$1" bs=65536 count=1 iflag=fullblock 2>&1 >/dev/null)
 	case $out in
 	*"Invalid argument"*) echo EINVAL ;;
 	*"Permission denied"*) echo EACCES ;;
