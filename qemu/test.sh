@@ -12,8 +12,8 @@
 # then guest C, booted with cgroup_disable=memory (measured, the two lanes
 # are about as long).  Which suites each guest runs, and how many cases
 # each must emit, is qemu/manifest's (test-a: module, workloads, policies,
-# fidelity, cgroups, hostile; test-b: filerule, reliability at make-test
-# size, tracing; test-c: harness, nomemcg; the stress suite runs in make
+# fidelity, cgroups; test-b: filerule, reliability at make-test size,
+# tracing, hostile; test-c: harness, nomemcg; the stress suite runs in make
 # stress only); a missing, short or miscounted suite, or a guest that ran
 # another list, fails.  The harness
 # suite's memory hog runs in C: under TCG the first episode of global memory
