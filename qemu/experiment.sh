@@ -172,7 +172,9 @@ cat "$RUN/ktap.log" "$GK" | tr -d '\r' | grep '^# ' >"$OUT/progress.txt"
 gi() { sed -n "s/^$1 //p" "$OUT/guest-info.txt" | head -n 1; }
 git_commit=$(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)
 git_dirty=$(git -C "$AWS_TOP" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
-export M_COMMAND="make run PLAN=$PLAN${EXTRA:+ AWS_RUN_ARGS=$EXTRA}$([ "$GLOBAL" = 1 ] || echo " AWS_RUN_GLOBAL=0")"
+M_COMMAND="make run PLAN=$PLAN${EXTRA:+ AWS_RUN_ARGS=$EXTRA}"
+[ "$GLOBAL" = 1 ] || M_COMMAND+=" AWS_RUN_GLOBAL=0"
+export M_COMMAND
 export M_SCRIPT="bash qemu/experiment.sh $PLAN"
 export M_PLAN=$PLAN M_ARGS=$ARGS M_DATE=$START_UTC M_TS=$TS
 M_GUEST_UNAME=$(gi uname_r) M_GUEST_UNAME_V=$(gi uname_v)
