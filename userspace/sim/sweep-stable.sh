@@ -7,7 +7,7 @@
 # the rates (STABLE_WINDOW, 1 memory of ticks).  Each variant is a
 # separate aws-sim built with -D overrides in
 # build/sim/sweep-stable/<variant>/ (never in the source tree); each runs
-# every cell of cells-stable.sh in the realistic model (--fault-young
+# every cell of cells-stable.list in the realistic model (--fault-young
 # --refault-deactivate, "real") and the default one.  Prints
 # "variant cell model measured xOPT" (xOPT "-" where OPT has none).
 set -euo pipefail
@@ -25,21 +25,8 @@ variants=(
 	"win4|-DSTABLE_WINDOW=4"
 	"win16|-DSTABLE_WINDOW=16"
 )
-cells=(
-	"thrash|--pattern thrash --rounds 8 --frames-mb 280"
-	"loop|--pattern loop --loop-mb 160 --loops 4 --frames-mb 128"
-	"zipf|--pattern zipf --alpha 0.9 --zipf-pages 65536 --accesses 1000000 --frames-mb 128"
-	"scanhot|--pattern scanhot --hot-mb 96 --scan-mb 64 --rounds 8 --frames-mb 128"
-	"protect|--pattern protect"
-	"thrash-A|--pattern thrash --rounds 8 --frames-mb 200 --cold-mb 384 --hot1-mb 64 --hot2-mb 64 --slice-mb 96"
-	"thrash-B|--pattern thrash --rounds 8 --frames-mb 400 --cold-mb 768 --hot1-mb 128 --hot2-mb 160 --slice-mb 160"
-	"loop-A|--pattern loop --loop-mb 300 --loops 6 --frames-mb 256"
-	"loop-B|--pattern loop --loop-mb 200 --loops 4 --frames-mb 128"
-	"zipf-A|--pattern zipf --alpha 0.8 --zipf-pages 32768 --accesses 1000000 --frames-mb 64"
-	"zipf-B|--pattern zipf --alpha 1.0 --zipf-pages 49152 --accesses 1000000 --frames-mb 96"
-	"scanhot-A|--pattern scanhot --hot-mb 64 --scan-mb 96 --rounds 8 --frames-mb 128"
-	"scanhot-B|--pattern scanhot --hot-mb 160 --scan-mb 64 --rounds 8 --frames-mb 192"
-)
+# NAME|ARGS lines of cells-stable.list
+mapfile -t cells < <(grep -v '^#' "$TOP/userspace/sim/cells-stable.list")
 for v in "${variants[@]}"; do
 	name=${v%%|*}
 	defs=${v#*|}
