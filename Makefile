@@ -8,12 +8,12 @@
 #
 #   make test        host unit tests + guest test suites, ends "N passed, N failed"
 #   make quick       the same for the module suite only (about a minute)
-#   make run         policy experiment in one boot (PLAN=short|full)
+#   make run         policy experiment in one boot (PLAN=short|full|seed)
 #   make sim         trace simulator: each policy vs Belady's OPT
 #   make stress      longer reliability campaign in the guest
 #   make bench-cost  cost of the hooks under -icount: unpatched vs patched, policies vs stock
 #   make shell       interactive guest on the serial console (MEM=, CPUS=)
-#   make check-style checkpatch --strict + sparse;  make check-hooks-off
+#   make check-style checkpatch --strict, sparse, ShellCheck;  make check-hooks-off
 #   VARIANT=debug    any of the above on the debug kernel (KASAN, lockdep, ...)
 
 VARIANT ?= default
@@ -25,7 +25,7 @@ KOBJ := $(B)/kernel-$(VARIANT)
 KCC := ccache gcc
 TOOLS_IMG := $(B)/tools-$(VARIANT).img
 DEPS := linux-source-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
-	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse \
+	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse shellcheck \
 	gnuplot python3-matplotlib python3-pandas
 UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
@@ -93,7 +93,8 @@ bench-cost: deps kernel rootfs tools
 shell: deps kernel rootfs tools
 	@bash qemu/run-guest.sh --plan shell --interactive --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
 
-# Kernel style on the C we own (module, policy core) and on the patch series.
+# Kernel style on the C we own (module, policy core) and on the patch series;
+# ShellCheck on every shell script.
 check-style: module
 	@bash qemu/check-style.sh $(VARIANT)
 

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Kernel style checks on the C we own, as a KTAP document on stdout:
+# Style checks on the code we own, as a KTAP document on stdout:
 # checkpatch --strict on module/, include/ and the smoke module, checkpatch
-# --strict on every patch in patches/, and sparse (make C=2) on the module.
+# --strict on every patch in patches/, sparse (make C=2) on the module,
+# and ShellCheck (warnings and errors) on every shell script, host and
+# guest.
 # Needs the extracted kernel tree (make kernel) and the module build
 # (make module).  Exit status non-zero if any check reports anything or did
 # not run.
@@ -13,8 +15,10 @@
 # was given; sparse must have been found and make must exit 0 after
 # printing a CHECK line for every module source.  A missing tool, a perl
 # error or a missing kernel tree is a failure ("did not run"), never an
-# empty, clean-looking findings log.  AWS_CHECKPATCH and AWS_SPARSE override
-# the tools (qemu/test-check-style.sh uses them to break each one).
+# empty, clean-looking findings log; shellcheck must exit 0 or 1 and name
+# every script in its report.  AWS_CHECKPATCH, AWS_SPARSE and AWS_SHELLCHECK
+# override the tools (qemu/test-check-style.sh uses them to break each
+# one).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 # A calling make's -s would silence kbuild's CHECK lines counted below.
@@ -24,6 +28,7 @@ VARIANT=${1:-default}
 OBJ=$AWS_BUILD/kernel-$VARIANT
 CP=${AWS_CHECKPATCH:-$AWS_SRC/scripts/checkpatch.pl}
 SPARSE=${AWS_SPARSE:-sparse}
+SHELLCHECK=${AWS_SHELLCHECK:-shellcheck}
 MODSRC=$AWS_BUILD/module-$VARIANT/module
 n=0 bad=0
 # result NAME LOG WHY: WHY non-empty = the tool did not run; else the
@@ -62,7 +67,7 @@ checkpatch_ran() {
 cd "$AWS_TOP" || exit 1
 mapfile -t PATCHES < <(ls patches/*.patch 2>/dev/null)
 echo "KTAP version 1"
-echo "1..$((${#PATCHES[@]} + 2))"
+echo "1..$((${#PATCHES[@]} + 3))"
 
 log=$AWS_LOGS/checkpatch-sources.log
 srcs=(module/*.[ch] module/policies/*.c include/*.h qemu/smoke-module/*.c)
@@ -107,4 +112,30 @@ else
 	fi
 fi
 result sparse_module "$log" "$why"
+
+# The checkstyle report of ShellCheck names every file it read, findings
+# or not; it is rewritten as one "  CHECK file" line per file and one
+# "file:line: severity: message [SCnnnn]" line per finding.
+log=$AWS_LOGS/shellcheck.log
+mapfile -t shs < <(find qemu userspace module include -name '*.sh' | sort)
+: >"$log"
+if ! command -v "$SHELLCHECK" >/dev/null; then
+	why="$SHELLCHECK not found (run: make deps)"
+else
+	"$SHELLCHECK" -x -S warning -f checkstyle "${shs[@]}" >"$log.xml" 2>"$log"
+	st=$?
+	perl -ne '
+		s/&#(\d+);/chr($1)/ge; s/&quot;/"/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/&/g;
+		if (/^<file name=\x27(.*)\x27/) { $f = $1; print "  CHECK $f\n"; }
+		print "$f:$1: $2: $3 [$4]\n" if /^<error line=\x27(\d+)\x27 column=\x27\d+\x27 severity=\x27(\w+)\x27 message=\x27(.*)\x27 source=\x27ShellCheck\.(SC\d+)\x27/;
+	' "$log.xml" >>"$log"
+	checked=$(grep -c '^  CHECK ' "$log")
+	why=
+	if [ $st != 0 ] && [ $st != 1 ]; then
+		why="shellcheck exited with status $st"
+	elif [ "$checked" != ${#shs[@]} ]; then
+		why="shellcheck reported on $checked of ${#shs[@]} scripts"
+	fi
+fi
+result shellcheck_scripts "$log" "$why"
 exit $bad

@@ -3,9 +3,10 @@
 #
 # Host-side test of qemu/check-style.sh, as KTAP on stdout: a style check
 # whose tool did not run must fail, never pass with an empty findings log.
-# Breaks one thing at a time through AWS_CHECKPATCH and AWS_SPARSE:
-# checkpatch missing, dying in perl, or exiting 0 without its summary;
-# sparse missing; and, with neither, no kernel tree at all (every run points
+# Breaks one thing at a time through AWS_CHECKPATCH, AWS_SPARSE and
+# AWS_SHELLCHECK: checkpatch missing, dying in perl, or exiting 0 without
+# its summary; sparse missing; ShellCheck missing, or exiting 0 with a
+# report that leaves scripts out; and, with none, no kernel tree at all (every run points
 # AWS_BUILD at an empty folder, so the real logs are left alone).  Needs
 # nothing built.
 set -uo pipefail
@@ -15,6 +16,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 printf 'die "checkpatch: simulated perl error\\n";\n' >"$TMP/perl-error.pl"
 printf 'exit 0;\n' >"$TMP/silent.pl"
+printf '#!/bin/sh\necho "<checkstyle>"\n' >"$TMP/silent-shellcheck"
+chmod +x "$TMP/silent-shellcheck"
 mkdir -p "$TMP/build"
 n=0 bad=0
 # case NAME CASE-GLOB ENV...: run check-style.sh with ENV; its result lines
@@ -39,10 +42,12 @@ case_() {
 	fi
 }
 echo "KTAP version 1"
-echo "1..5"
+echo "1..7"
 case_ checkpatch_missing_fails '^checkpatch_strict_sources$' AWS_CHECKPATCH="$TMP/none.pl"
 case_ checkpatch_perl_error_fails '^checkpatch_strict_sources$' AWS_CHECKPATCH="$TMP/perl-error.pl"
 case_ checkpatch_silent_fails '^checkpatch_strict_sources$' AWS_CHECKPATCH="$TMP/silent.pl"
 case_ sparse_missing_fails '^sparse_module$' AWS_SPARSE="$TMP/no-sparse"
-case_ kernel_tree_missing_fails '.'	# (every run here has AWS_BUILD=$TMP/build)
+case_ shellcheck_missing_fails '^shellcheck_scripts$' AWS_SHELLCHECK="$TMP/no-shellcheck"
+case_ shellcheck_silent_fails '^shellcheck_scripts$' AWS_SHELLCHECK="$TMP/silent-shellcheck"
+case_ kernel_tree_missing_fails '^(checkpatch|sparse)'	# (every run here has AWS_BUILD=$TMP/build)
 exit $bad

@@ -138,13 +138,15 @@ make -s -j2 --no-print-directory -C "$AWS_TOP" VARIANT="$VARIANT" kernel rootfs 
 	{ echo "0 passed, 1 failed"; exit 1; }
 stage_done
 
-stage "style: checkpatch --strict and sparse on our kernel C"
-# Everything the checks read: our kernel C, the patches, the checker script,
-# the kernel build (checkpatch.pl, sparse's view of the headers) and sparse.
+stage "style: checkpatch --strict and sparse on our kernel C, ShellCheck on our scripts"
+# Everything the checks read: our kernel C, the patches, the shell scripts
+# (the checker among them), the kernel build (checkpatch.pl, sparse's view
+# of the headers), sparse and ShellCheck.
+mapfile -t style_shs < <(find "$AWS_TOP"/{qemu,userspace,module,include} -name '*.sh' | sort)
 style_key=$(cat "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$AWS_TOP"/module/policies/* \
-	"$AWS_TOP"/include/*.h "$AWS_TOP"/qemu/smoke-module/* "$AWS_TOP"/patches/* "$AWS_TOP/qemu/check-style.sh" "$AWS_TOP/qemu/lib.sh" \
-	"$AWS_BUILD/kernel-$VARIANT/.aws-built-key" 2>/dev/null | cat - <(sparse --version 2>&1) |
-	sha256sum | cut -c1-16)
+	"$AWS_TOP"/include/*.h "$AWS_TOP"/qemu/smoke-module/* "$AWS_TOP"/patches/* "${style_shs[@]}" \
+	"$AWS_BUILD/kernel-$VARIANT/.aws-built-key" 2>/dev/null |
+	cat - <(sparse --version 2>&1; shellcheck --version 2>&1) | sha256sum | cut -c1-16)
 STYLE_KEY_FILE=$AWS_BUILD/style-$VARIANT.key
 if [ "$(cat "$STYLE_KEY_FILE" 2>/dev/null)" = "$style_key" ] && [ -s "$AWS_LOGS/style.ktap" ]; then
 	style_note="unchanged since they passed (key $style_key): build/logs/style.ktap"
