@@ -65,7 +65,7 @@ for b in $(seq 1 "$BOOTS"); do
 done
 {
 	echo "command: make bench-cost (REPS=$REPS BOOTS=$BOOTS WRITES=$WRITES SIZE=$SIZE LIMIT=$LIMIT ICOUNT=$ICOUNT)"
-	echo "git: $(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$AWS_TOP" status --porcelain 2>/dev/null | grep -q . && echo ' (tree modified)')"
+	echo "git: $(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)$([ -n "$(git -C "$AWS_TOP" status --porcelain 2>/dev/null)" ] && echo ' (tree modified)')"
 	echo "host time: $((SECONDS - T0)) s for the guests"
 	python3 "$AWS_TOP/qemu/bench-cost.py" "$OUT/runs.tsv"
 } >"$OUT/summary.txt"

@@ -103,11 +103,14 @@ OOM='[   64.101200] aws-randw invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), or
 [   64.104400] Free swap  = 0kB
 [   64.104500] Out of memory: Killed process 380 (stress-ng-vm) total-vm:99000kB, anon-rss:60000kB'
 
-# matching TEXT: the patterns that match TEXT, one per line.
+# matching TEXT: the patterns that match TEXT, one per line.  A here-string,
+# not a pipe: grep -q exits at its first match, and under pipefail the
+# printf it leaves writing to a closed pipe (SIGPIPE) turned a match into a
+# miss on a loaded machine.
 matching() {
 	local p
 	for p in "${AWS_CONSOLE_PATTERNS[@]}"; do
-		printf '%s\n' "$1" | grep -Eq -- "$p" && echo "$p"
+		grep -Eq -- "$p" <<<"$1" && echo "$p"
 	done
 }
 slug() { echo "$1" | tr -c 'a-zA-Z0-9\n' '_' | tr -s '_' | sed 's/^_//; s/_$//' | tr '[:upper:]' '[:lower:]'; }
