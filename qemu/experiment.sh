@@ -1,16 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make run [PLAN=short|full]`: the policy experiment.  One guest (512 MB)
-# runs the whole memcg-limited policies x workloads matrix in one boot
-# (qemu/guest/plans/experiment.sh); a second, small guest (128 MB), booted
-# alongside it, runs the global-pressure cells, which need a guest whose
-# whole memory is used.  The
-# raw data of both goes to build/results/<UTC timestamp>/ (never to a
-# tracked file), qemu/results.py turns it into the table of runs
-# (runs.csv), the summary, the PNGs and the terminal table, meta.json
-# records the exact command, kernel, package, module and git versions, and
-# build/results/latest points at the new directory.  docs/results.md says
+# `make run [PLAN=short|full|seed]`: the policy experiment.  One guest
+# (512 MB) runs the whole memcg-limited policies x workloads matrix in one
+# boot (qemu/guest/plans/experiment.sh); a second, small guest (128 MB;
+# 1 GB for the seed plan), booted alongside it, runs the global-pressure
+# cells, which need a guest whose whole memory is used.  The raw data of
+# both goes to build/results/<UTC timestamp>/ (never to a tracked file),
+# qemu/results.py turns it into the table of runs (runs.csv), the summary,
+# the PNGs and the terminal table, meta.json records the exact command,
+# kernel, package, module and git versions, and build/results/latest
+# points at the new directory.  docs/results.md says
 # which of its files to copy to results/ when a document cites the run.
 #
 # Fails (non-zero exit, message on stderr) if a guest run fails, if any
@@ -32,12 +32,14 @@ VARIANT=${VARIANT:-default}
 EXTRA=${AWS_RUN_ARGS:-}
 GLOBAL=${AWS_RUN_GLOBAL:-1}
 case $GLOBAL in 0 | 1) ;; *) die "AWS_RUN_GLOBAL must be 0 or 1" ;; esac
+MEM=512M GMEM=128M CPUS=2 SWAP=1G
 case $PLAN in
 short) TIMEOUT=2400 ;;
 full) TIMEOUT=14400 ;;
-*) die "unknown plan '$PLAN' (PLAN=short or PLAN=full)" ;;
+# the seed's sizes: its zipf benchmark (2048M) runs in a 1024M guest
+seed) TIMEOUT=5400 GMEM=1024M SWAP=3G ;;
+*) die "unknown plan '$PLAN' (PLAN=short, full or seed)" ;;
 esac
-MEM=512M GMEM=128M CPUS=2 SWAP=1G
 NAME=experiment
 RUN=$AWS_BUILD/runs/$NAME
 RESULTS=$AWS_BUILD/results

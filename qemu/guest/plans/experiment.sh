@@ -20,7 +20,11 @@
 #   guest-info.txt  uname, MemTotal, CPUs, swap, page-cluster, module info
 #
 # Policies: nomod (module unloaded: stock 6.1), mglru (module unloaded, MGLRU
-# enabled for the run), and every policy the module offers (its registry,
+# enabled for the run), damon (module unloaded, the kernel's damon_lru_sort
+# running: DAMON's access monitoring activates hot and deactivates cold
+# pages from outside the LRU; its defaults, but for the free-memory
+# watermarks, which would keep it off while a memcg limit, not the node,
+# is under pressure), and every policy the module offers (its registry,
 # module/policies/registry.c); a suffix -rN sets the module's anon inactive
 # ratio to N (default auto).
 # Repetitions are interleaved (rep 1 of every policy, then rep 2, ...) so a
@@ -29,6 +33,7 @@
 
 OUT=/tmp/results
 LRU_GEN=/sys/kernel/mm/lru_gen/enabled
+DAMON=/sys/module/damon_lru_sort/parameters
 CG=/sys/fs/cgroup/aws-exp
 VMKEYS="pswpin pswpout workingset_refault_anon workingset_activate_anon
 	workingset_restore_anon pgactivate pgdeactivate pgmajfault pgfault
@@ -39,11 +44,12 @@ CGKEYS="pgscan pgsteal pgactivate pgdeactivate workingset_refault_anon
 # No module (stock 6.1), MGLRU, and every policy the module offers.
 MODPOLS=$(aws_policies) || { echo "# experiment: FATAL: cannot list the module's policies"; exit 1; }
 POLICIES="nomod mglru $MODPOLS"
+[ -d $DAMON ] && POLICIES="nomod mglru damon $MODPOLS"
 
 PLAN=short N="" ONLY="" POLS="" BOOT=main
 for a in $AWS_ARGS; do
 	case $a in
-	short | full) PLAN=$a ;;
+	short | full | seed) PLAN=$a ;;
 	global) BOOT=global ;;
 	n=*) N=${a#n=} ;;
 	only=*) ONLY=${a#only=} ;;
@@ -78,11 +84,13 @@ if [ "$PLAN" = short ]; then
 	ZPOLS="nomod baseline protect detect"
 	RPOLS="nomod baseline baseline-r3 protect detect"
 	SPOLS="nomod baseline protect detect"
-	TPOLS="nomod mglru baseline protect detect"
+	TPOLS="nomod mglru damon baseline protect detect"
 	PPOLS=$TPOLS
-	LPOLS="nomod mglru detect stable"
+	LPOLS="nomod mglru damon detect stable"
 	GPOLS="nomod baseline protect detect upstream"
 	GCELLS="protect-global"
+elif [ "$PLAN" = seed ]; then
+	REPS=3
 else
 	REPS=5 ROUNDS=8 ZSEC=5 RSEC=8 ZLIM=64M
 	ZALPHAS="0.1 0.3 0.5 0.7 0.9 1.1 1.3" ZT8ALPHAS=$ZALPHAS
@@ -93,6 +101,22 @@ else
 	GCELLS="protect-global thrash-global"
 fi
 [ -n "$N" ] && REPS=$N
+
+# The seed plan: the seed's two experiments at the seed's own sizes, every
+# policy: its thrash test (cold 512M, hot-1 96M, hot-2 96M, 128M slices in
+# about 280M; 8 rounds, issue 13's thrash row) under a 280M memcg limit,
+# and its ebizzy-like zipf benchmark at 2048M in a 1024M guest (global
+# pressure, 1 and 8 threads; alpha 0.9, the middle of the seed's grid), a
+# fixed number of records per thread so that swap-ins count the same work
+# for every policy.
+if [ "$PLAN" = seed ]; then
+	cell seed-thrash 280M "$POLICIES" aws-thrash --cold 512M --hot1 96M --hot2 96M \
+		--cold-slice 128M --rounds 8
+	cell seed-zipf-t1 global "$POLICIES" aws-zipf --size 2048M --threads 1 --alpha 0.9 \
+		--records 32768
+	cell seed-zipf-t8 global "$POLICIES" aws-zipf --size 2048M --threads 8 --alpha 0.9 \
+		--records 4096
+fi
 
 # thrash at the seed's proportions (cold 512, hot-1 96, hot-2 96, slice 128
 # of ~280 MB usable), scaled by 1/4; and the "detect regime", where hot-2's
@@ -154,6 +178,28 @@ selected() { # selected NAME GLOBS(colon-separated)
 }
 
 mglru_set() { [ -w $LRU_GEN ] && echo "$1" >$LRU_GEN; }
+
+# damon_set Y|N: start or stop damon_lru_sort and wait until it has (the
+# parameter schedules the change on a workqueue).  Started, it runs with
+# its defaults but for the watermarks: always on, whatever the free memory.
+damon_set() {
+	local i x
+	[ -d $DAMON ] || return 0
+	read -r x <$DAMON/enabled
+	[ "$x" = "$1" ] && return 0
+	if [ "$1" = Y ]; then
+		echo 1000 >$DAMON/wmarks_high && echo 1000 >$DAMON/wmarks_mid &&
+			echo 0 >$DAMON/wmarks_low || return 1
+	fi
+	echo "$1" >$DAMON/enabled || return 1
+	for i in {1..50}; do
+		read -r x <$DAMON/enabled
+		[ "$x" = "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "# experiment: damon_lru_sort did not turn $1 in 5 s (attempts: $i)"
+	return 1
+}
 mod_loaded() { [ -d /sys/module/anon_workingset ]; }
 
 # setup_policy P: put the kernel into policy P; fails loudly.
@@ -162,13 +208,16 @@ setup_policy() {
 	if [[ $p == *-r* ]]; then
 		base=${p%-r*} ratio=${p##*-r}
 	fi
+	# a fresh DAMON context per run: its statistics count this run only
+	damon_set N || return 1
 	case $base in
-	nomod | mglru)
+	nomod | mglru | damon)
 		if mod_loaded && ! rmmod anon_workingset; then
 			echo "# experiment: rmmod failed"
 			return 1
 		fi
 		if [ "$base" = mglru ]; then mglru_set y; else mglru_set n; fi
+		if [ "$base" = damon ]; then damon_set Y || return 1; fi
 		;;
 	*)
 		if ! grep -qw -- "$base" <<<"$MODPOLS"; then
@@ -271,6 +320,14 @@ run_one() {
 		done </tmp/kv
 	fi
 	mod_loaded && kv_fields aws_ /proc/anon_workingset
+	if [ "$pol" = damon ]; then
+		for k in nr_lru_sort_tried_hot_regions nr_lru_sorted_hot_regions \
+			bytes_lru_sorted_hot_regions nr_lru_sort_tried_cold_regions \
+			nr_lru_sorted_cold_regions bytes_lru_sorted_cold_regions \
+			nr_hot_quota_exceeds nr_cold_quota_exceeds; do
+			read -r x <$DAMON/$k && ROW+="	damon_$k=$x"
+		done
+	fi
 	rmdir $CG
 	while read -r x; do
 		[[ $x == "RESULT "* ]] && res=$x
@@ -304,6 +361,7 @@ finish() {
 		FAILS=$((FAILS + 1))
 	fi
 	mglru_set n
+	damon_set N || FAILS=$((FAILS + 1))
 	now_us
 	echo "total_s $(secs $((T_US - T0)))" >>$OUT/guest-info.txt
 	echo "# experiment: done, $RUN_I runs in $(secs $((T_US - T0))) s, $FAILS failed"
