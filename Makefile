@@ -10,7 +10,8 @@
 #   make quick       the same for the module suite only (about a minute)
 #   make run         policy experiment in one boot (PLAN=short|full|seed)
 #   make sim         trace simulator: each policy vs Belady's OPT
-#   make stress      longer reliability campaign in the guest
+#   make stress      longer reliability campaign in the guest, and the 6.1
+#                    tree's own mm selftests under every policy
 #   make bench-cost  cost of the hooks under -icount: unpatched vs patched, policies vs stock
 #   make shell       interactive guest on the serial console (MEM=, CPUS=)
 #   make check-style checkpatch --strict, sparse, ShellCheck;  make check-hooks-off
@@ -26,11 +27,11 @@ KCC := ccache gcc
 TOOLS_IMG := $(B)/tools-$(VARIANT).img
 DEPS := linux-source-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
 	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse shellcheck \
-	gnuplot python3-matplotlib python3-pandas
+	gnuplot python3-matplotlib python3-pandas libnuma-dev libcap-dev
 UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: all deps kernel rootfs module userspace tools unit test quick run sim \
+.PHONY: all deps kernel rootfs module userspace tools selftests unit test quick run sim \
 	stress bench-cost shell clean distclean check-style check-hooks-off
 
 all: kernel rootfs module userspace tools
@@ -64,6 +65,11 @@ userspace:
 tools: module userspace
 	@bash qemu/make-tools-disk.sh $(VARIANT)
 
+# The 6.1 tree's mm selftests, static (make stress ships them on the tools
+# disk; make test does not build them).
+selftests: kernel
+	@bash qemu/build-selftests.sh
+
 unit:
 	@$(MAKE) -s --no-print-directory -C userspace/tests O=$(abspath $(UNIT_BINDIR))
 
@@ -80,7 +86,11 @@ run: deps kernel rootfs tools
 sim: userspace
 	@bash qemu/sim.sh
 
-stress: deps kernel rootfs tools
+# make stress packs the selftests: build them before the tools disk.
+ifneq ($(filter stress,$(MAKECMDGOALS)),)
+tools: selftests
+endif
+stress: deps kernel rootfs selftests tools
 	@bash qemu/stress.sh $(VARIANT)
 
 # A benchmark, not a test: never part of `make test`.  Builds the unpatched

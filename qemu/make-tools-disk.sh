@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Pack what the guest runs -- qemu/guest/ scripts, the manifest, the static
-# workloads, the modules, the built kernel's version string -- into
+# workloads, the modules, the built kernel's version string, and the 6.1
+# tree's mm selftests when qemu/build-selftests.sh has built them (make
+# stress does; make test never needs them) -- into
 # build/tools-<variant>.img (ext4 via mkfs.ext4 -d, ~1 s), so that a change
 # to any of them reaches the guest without touching the rootfs.
 set -euo pipefail
@@ -30,6 +32,10 @@ dd if="$BZ" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n' | he
 	>"$STAGE/kernel-version"
 cp -a "$AWS_BUILD"/userspace/aws-* "$AWS_TOP/userspace/workloads/selftest.sh" "$STAGE/bin/"
 cp -a "$MOD/module/anon_workingset.ko" "$MOD/smoke/aws_smoke.ko" "$STAGE/module/"
+# only a complete build (its key is written last)
+if [ -f "$AWS_BUILD/selftests/.aws-key" ]; then
+	cp -a "$AWS_BUILD/selftests/bin" "$STAGE/selftests"
+fi
 # Build beside the image and rename over it: a guest still running from the
 # old image keeps its inode instead of seeing its disk rewritten.
 rm -f "$IMG.new"

@@ -4,7 +4,10 @@
 # `make stress`: the long reliability campaign.  One guest runs the
 # reliability and stress suites at campaign size (200 load/unload cycles,
 # 10000 policy flips with a ratio change every 10, 30 s of verifying load
-# per policy and device), a second guest boots with cgroup_disable=memory.
+# per policy and device), then the 6.1 tree's own mm selftests under every
+# policy (mm-selftests, the same size at either scale; the Makefile builds
+# them first, qemu/build-selftests.sh), a second guest boots with
+# cgroup_disable=memory.
 # The suites each guest runs, and their case counts, are the manifest's
 # (runs "stress" and "stress-nomemcg").  Prints the figures at the end;
 # fails if any test failed or is missing, any page failed verification or
@@ -65,6 +68,7 @@ cat <<FIG
    load/unload cycles survived : $(fig load_unload_cycles)
    policy flips (module count) : $(fig policy_flips)
    MGLRU on/off under load     : $(fig mglru_toggles)
+   mm selftest runs passed     : $(fig mm_selftest_runs)
    bytes verified              : $(($(res pages_verified) * 4096))
    swap-ins exercised (pages)  : $(res pswpin)
    swap-outs exercised (pages) : $(res pswpout)
