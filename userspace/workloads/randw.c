@@ -73,9 +73,10 @@ static void *worker_fn(void *arg)
 		if (w->max_writes && n >= w->max_writes)
 			break;
 		idx = aws_rng_below(&rng, owned) * w->nthreads + w->id;
-		if (w->verify_writes)
-			aws_page_verify(r, idx);
-		aws_page_write(r, idx, aws_next_gen(r->gen[idx]));
+		if (w->verify_writes)	/* one access: verify, then rewrite */
+			aws_access_range(r, idx, 1, 1);
+		else
+			aws_page_write(r, idx, aws_next_gen(r->gen[idx]));
 		n++;
 	}
 	w->writes = n;
@@ -137,6 +138,7 @@ int main(int argc, char **argv)
 				threads, size / AWS_PAGE_SIZE);
 	if (max_writes && !seconds_given)
 		seconds = 0;	/* no time limit */
+	aws_trace_single_thread(threads);
 
 	fprintf(stderr,
 		"aws-randw: size=%zuMiB threads=%" PRIu64 " seconds=%.3f writes=%" PRIu64
