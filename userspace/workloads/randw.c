@@ -10,8 +10,14 @@
  * idx % threads == t, so each page and its generation slot have a single
  * writer. After the workers stop, the main thread verifies every page
  * (never-written pages must still read as zero).
+ *
+ * The pages a worker writes are aws_randw.h's stream, which the
+ * simulator's randw pattern replays: with --threads 1 and --writes,
+ * exactly (docs/trace-format.md).
  */
 #include "common.h"
+
+#include "aws_randw.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -60,19 +66,16 @@ static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
 	struct aws_region *r = w->region;
-	uint64_t owned, n = 0;
-	struct aws_rng rng;
+	struct aws_randw s;
+	uint64_t n = 0;
 
-	/* pages id, id + nthreads, id + 2 * nthreads, ... belong to us */
-	owned = (r->npages - w->id + w->nthreads - 1) / w->nthreads;
-	aws_rng_seed(&rng, aws.seed, w->id + 1);
-
+	aws_randw_init(&s, r->npages, w->nthreads, w->id, aws.seed);
 	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
 		size_t idx;
 
 		if (w->max_writes && n >= w->max_writes)
 			break;
-		idx = aws_rng_below(&rng, owned) * w->nthreads + w->id;
+		idx = (size_t)aws_randw_next(&s);
 		if (w->verify_writes)	/* one access: verify, then rewrite */
 			aws_access_range(r, idx, 1, 1);
 		else

@@ -19,7 +19,8 @@
 # cases check size forms (x, %, K, bare MiB), AWS_MEM_LIMIT_MB and the
 # deterministic --records / --writes / --loops counts. On the host ("all")
 # it also checks each workload's --save-trace: that aws-sim (in the same
-# directory) replays exactly the pages aws-zipf and aws-loop touch, and that aws-thrash's and aws-protect's traces are the access
+# directory) replays exactly the pages aws-zipf, aws-randw and aws-loop
+# touch, and that aws-thrash's and aws-protect's traces are the access
 # sequences their sources describe, page for page.
 
 BIN=${1:-}
@@ -384,6 +385,25 @@ case_loop_trace_matches_sim() {
 	: >"$DIAG"
 }
 
+# aws-randw --threads 1 is the simulator's randw pattern: the writes, then
+# the written pages verified (unwritten ones read the zero page: no access);
+# --verify-writes reads before each write, the same access.
+case_randw_trace_matches_sim() {
+	need_sim || return 1
+	trace_sim_same randw --size 4M --threads 1 --writes 3000 --seed 4 -- \
+		--pattern randw --randw-pages 1024 --accesses 3000 --seed 4 || return 1
+	trace_sim_same randw --size 1M --threads 1 --writes 2000 --verify-writes -- \
+		--pattern randw --randw-pages 256 --accesses 2000 || return 1
+	if trace_sim_same randw --size 1M --threads 1 --writes 2000 --seed 2 -- \
+		--pattern randw --randw-pages 256 --accesses 2000; then
+		diag "seeds 1 and 2 give the same trace"
+		return 1
+	fi
+	: >"$DIAG"
+	run randw --size 1M --threads 2 --writes 10 --save-trace "$TMP/wl.trace"
+	expect_rc 2
+}
+
 # aws-thrash's trace is the sequence thrash.c describes: cold written, hot-1
 # written and read --hot1-passes times, hot-2 written, then each round the
 # next slice of cold (wrapping) and all of hot-2; regions numbered in the
@@ -526,7 +546,7 @@ if [ "$SET" = all ]; then
 	done
 	CASES="$CASES randw:size_forms protect:size_percent_of_limit protect:size_bad_limit_env"
 	CASES="$CASES zipf:zipf_trace_matches_sim loop:loop_trace_matches_sim"
-	CASES="$CASES thrash:thrash_trace protect:protect_trace"
+	CASES="$CASES randw:randw_trace_matches_sim thrash:thrash_trace protect:protect_trace"
 fi
 
 total=0
