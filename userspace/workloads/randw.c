@@ -57,7 +57,8 @@ static void usage(FILE *f)
 		"                    overwriting it (read fault before write fault)\n"
 		"\n"
 		"RESULT keys: writes writes_per_sec threads pages pages_written\n"
-		"             write_seconds + common keys\n"
+		"             write_seconds write_majfaults + common keys\n"
+		"             (write_majfaults: ru_majflt over the writes, all threads)\n"
 		"\n");
 	aws_common_usage(f);
 }
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
 	uint64_t threads = ncpu > 0 ? (uint64_t)ncpu : 1;
 	uint64_t max_writes = 0, writes = 0, written = 0;
 	double seconds = 10, write_seconds;
+	long write_majfaults;
 	int seconds_given = 0, verify_writes = 0, opt;
 	struct aws_region *region;
 	struct worker *workers;
@@ -163,8 +165,10 @@ int main(int argc, char **argv)
 		workers[i].verify_writes = verify_writes;
 		workers[i].stop = &stop;
 	}
+	write_majfaults = aws_majflt();
 	write_seconds = aws_run_workers(threads, worker_fn, workers,
 					sizeof(*workers), seconds, &stop);
+	write_majfaults = aws_majflt() - write_majfaults;
 	for (i = 0; i < threads; i++)
 		writes += workers[i].writes;
 
@@ -191,6 +195,7 @@ int main(int argc, char **argv)
 	aws_result_u64("pages", region->npages);
 	aws_result_u64("pages_written", written);
 	aws_result_double("write_seconds", write_seconds, 3);
+	aws_result_i64("write_majfaults", write_majfaults);
 	opt = aws_finish();
 
 	aws_region_free(region);

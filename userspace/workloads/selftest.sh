@@ -63,8 +63,8 @@ keys_of() {
 	case $1 in
 	protect) echo "hot_pages hot_majfaults hot_passes activate_majfaults waves wave_pages" ;;
 	thrash)  echo "hot2_majfaults cold_majfaults hot1_majfaults rounds cold_pages hot1_pages hot2_pages cold_slice_pages" ;;
-	zipf)    echo "records records_per_sec threads alpha chunks chunk_bytes run_seconds" ;;
-	randw)   echo "writes writes_per_sec threads pages pages_written write_seconds" ;;
+	zipf)    echo "records records_per_sec threads alpha chunks chunk_bytes run_seconds record_majfaults" ;;
+	randw)   echo "writes writes_per_sec threads pages pages_written write_seconds write_majfaults" ;;
 	loop)    echo "loop_majfaults loop_pswpin loops pages loop_seconds" ;;
 	esac
 }

@@ -69,7 +69,9 @@ static void usage(FILE *f)
 		"copy re-reads pages touched an instant before).\n"
 		"\n"
 		"RESULT keys: records records_per_sec threads alpha chunks chunk_bytes\n"
-		"             run_seconds + common keys\n"
+		"             run_seconds record_majfaults + common keys\n"
+		"             (record_majfaults: ru_majflt over the records, all\n"
+		"             threads)\n"
 		"\n");
 	aws_common_usage(f);
 }
@@ -127,6 +129,7 @@ int main(int argc, char **argv)
 	const char *size_arg = "100%", *chunk_arg = "64K";
 	uint64_t threads = 1, max_records = 0, records = 0;
 	double seconds = 10, alpha = 1.0, run_seconds;
+	long record_majfaults;
 	int seconds_given = 0, opt;
 	size_t size, chunk_bytes, nchunks, i, bad_page = 0;
 	struct aws_region *region;
@@ -206,8 +209,10 @@ int main(int argc, char **argv)
 		workers[i].max_records = max_records;
 		workers[i].stop = &stop;
 	}
+	record_majfaults = aws_majflt();
 	run_seconds = aws_run_workers(threads, worker_fn, workers,
 				      sizeof(*workers), seconds, &stop);
+	record_majfaults = aws_majflt() - record_majfaults;
 	for (i = 0; i < threads; i++)
 		records += workers[i].records;
 
@@ -223,6 +228,7 @@ int main(int argc, char **argv)
 	aws_result_u64("chunks", nchunks);
 	aws_result_u64("chunk_bytes", chunk_bytes);
 	aws_result_double("run_seconds", run_seconds, 3);
+	aws_result_i64("record_majfaults", record_majfaults);
 	opt = aws_finish();
 
 	aws_region_free(region);
