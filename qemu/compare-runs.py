@@ -8,9 +8,10 @@ For every (cell, policy) present in both runs and each count it prints the
 two medians and the range of all pairwise differences new - old (with 3
 runs each, the distribution-free interval of the shift at 90%: see
 docs/results.md).  "same" means the range contains 0.  Cells driven by a
-duration (zipf, randw) do as much work as the host lets them, so they are
-comparable only between runs on equally loaded hosts; the no-module
-policy (nomod) is the control that shows it.  Exit status 1 if a module
+duration (zipf and randw before they took a fixed count of records and
+writes) do as much work as the host lets them, so they are comparable
+only between runs on equally loaded hosts; the no-module policy (nomod)
+is the control that shows it.  Exit status 1 if a module
 policy moved on a selected cell.
 """
 import argparse

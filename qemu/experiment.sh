@@ -7,10 +7,13 @@
 # 1 GB for the seed plan), booted alongside it, runs the global-pressure
 # cells, which need a guest whose whole memory is used.  The raw data of
 # both goes to build/results/<UTC timestamp>/ (never to a tracked file),
-# qemu/results.py turns it into the table of runs (runs.csv), the summary,
-# the PNGs and the terminal table, meta.json records the exact command,
-# kernel, package, module and git versions, and build/results/latest
-# points at the new directory.  docs/results.md says
+# qemu/opt.py derives each run's page-access trace and its OPT and LRU
+# swap-ins on the host (opt.csv; the workload binaries of the tools disk
+# and aws-sim, run on this host: no kernel code), qemu/results.py turns it
+# into the table of runs (runs.csv), the summary, the PNGs and the terminal
+# table, meta.json records the exact command, kernel, package, module and
+# git versions, and build/results/latest points at the new directory.
+# docs/results.md says
 # which of its files to copy to results/ when a document cites the run.
 #
 # Fails (non-zero exit, message on stderr) if a guest run fails, if any
@@ -43,6 +46,7 @@ esac
 NAME=experiment
 RUN=$AWS_BUILD/runs/$NAME
 RESULTS=$AWS_BUILD/results
+OPTCACHE=$AWS_BUILD/opt-cache
 T0=$SECONDS
 START_UTC=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 TS=$(date -u +%Y%m%dT%H%M%SZ)
@@ -60,19 +64,30 @@ PY=$(aws_python) || die "no python3 with pandas and matplotlib (run: make deps)"
 # build/runs/ (a symlink).
 SNAP=$AWS_BUILD/experiment-snapshot
 KIMG=kernel-$VARIANT/arch/x86/boot/bzImage
+# same_workloads: the binaries opt.py runs are the ones on the tools disk
+same_workloads() {
+	local b
+	for b in "$SNAP"/userspace/aws-*; do
+		debugfs -R "cat /bin/${b##*/}" "$SNAP/tools-$VARIANT.img" 2>/dev/null | cmp -s - "$b" ||
+			return 1
+	done
+}
 snapshot() {
 	for _ in 1 2 3; do
 		rm -rf "$SNAP"
-		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/qemu/guest/plans"
+		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/qemu/guest/plans" \
+			"$SNAP/userspace"
 		cp "$AWS_TOP"/qemu/{run-guest.sh,lib.sh,probe-accel.sh} "$SNAP/qemu/" &&
 			cp "$AWS_TOP/qemu/guest/plans/experiment.sh" "$SNAP/qemu/guest/plans/" || return 1
 		ln -s "$AWS_BUILD/runs" "$SNAP/runs"
 		[ -f "$AWS_BUILD/accel" ] && cp "$AWS_BUILD/accel" "$SNAP/"
 		cp "$AWS_BUILD/$KIMG" "$SNAP/$KIMG" &&
 			cp --sparse=always "$AWS_BUILD/rootfs.img" "$SNAP/rootfs.img" &&
-			cp "$AWS_BUILD/tools-$VARIANT.img" "$SNAP/tools-$VARIANT.img" || return 1
+			cp "$AWS_BUILD/tools-$VARIANT.img" "$SNAP/tools-$VARIANT.img" &&
+			cp "$AWS_BUILD"/userspace/aws-* "$SNAP/userspace/" || return 1
 		# a copy taken while someone rewrote an image is caught here
 		if e2fsck -fn "$SNAP/tools-$VARIANT.img" >/dev/null 2>&1 &&
+			same_workloads &&
 			e2fsck -fn "$SNAP/rootfs.img" >/dev/null 2>&1 &&
 			cmp -s "$AWS_BUILD/$KIMG" "$SNAP/$KIMG" &&
 			cmp -s "$AWS_BUILD/tools-$VARIANT.img" "$SNAP/tools-$VARIANT.img"; then
@@ -227,6 +242,10 @@ with open(sys.argv[1], "w") as f:
 EOF
 [ -s "$OUT/meta.json" ] || die "could not write $OUT/meta.json"
 
+# OPT and LRU for each cell's trace: a few seconds (cached in build/opt-cache).
+# A failure leaves every x OPT "n/a (why)" in the table, not the run failed.
+"$PY" "$AWS_TOP/qemu/opt.py" "$OUT" --bin "$SNAP/userspace" --cache "$OPTCACHE" ||
+	echo "warning: qemu/opt.py failed: the table shows no OPT" >&2
 "$PY" "$AWS_TOP/qemu/results.py" "$OUT"
 prc=$?
 stage_done ""

@@ -79,7 +79,9 @@ patch_series() {
 	fi
 }
 
-# Kernel problems on a guest console, one extended regex each.  This list is
+# Kernel problems on a guest console, one extended regex each, and the shell
+# errors of a guest script (a plan that skips a cell on a syntax error has
+# not done its job either).  This list is
 # the only one: run-guest.sh fails a run on any of them, stress.sh counts
 # them, test.sh checks that its negative guests trip them, and
 # qemu/test-console-scan.sh proves on canned consoles that each one trips the
@@ -103,6 +105,7 @@ AWS_CONSOLE_PATTERNS=(
 	'Bad swap file entry'
 	'Bad swap offset entry'
 	'page allocation failure'
+	'\.sh: line [0-9]+: .*(syntax error|command not found|unbound variable|bad substitution)'
 )
 console_regex() {
 	local IFS='|'

@@ -5,14 +5,26 @@
 usage: results.py DIR [--ref P[,P...]]
 
 DIR holds what the guest plan qemu/guest/plans/experiment.sh wrote (runs.tsv,
-matrix.tsv, guest-info.txt), or a stored run's runs.csv.  Writes into DIR:
+matrix.tsv, guest-info.txt) and what qemu/opt.py derived from it (opt.csv),
+or a stored run's runs.csv.  Writes into DIR:
 
   runs.csv          the record: one row per workload run (cell, policy, rep,
-                    the cell's command, every field the guest measured)
+                    the cell's command, every field the guest measured, and
+                    from opt.csv the OPT and LRU swap-ins of the run's trace,
+                    opt_frames, opt_trace (exact, approx or n/a), opt_note,
+                    and x_opt = vm_pswpin / opt_swapins)
   summary.csv       per cell x policy x metric: n, median, min, max, and per
-                    reference policy the change of the medians with its CI
+                    reference policy the change of the medians with its CI;
+                    note: for x_opt, "approx: why" or "n/a (why)" (n = 0)
   table.txt         the table it prints
   swap.png metric.png zipf.png refault-dist.png   plots of runs.csv
+
+Each cell's own figure is a count for the fixed work of its command (hot-set,
+record or write major faults); zipf's and randw's throughput follows it as a
+secondary column (under TCG, records/s at one thread is mostly noise).  x OPT
+is each run's swap-ins over OPT's for the same trace at memory.max / 4 KiB
+frames (median, min-max), a lower bound on what any policy could reach there:
+see qemu/opt.py.
 
 The policies, and their order, are the ones in the data.  Each cell is
 compared against the reference policies of --ref that it ran (default
@@ -40,19 +52,29 @@ import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
 import numpy as np
 import pandas as pd
 
-# Workload -> (RESULT field, label, higher is better)
+# Workload -> (RESULT field, label, higher is better): the cell's own figure,
+# a count for the fixed work of its command
 WORKLOAD_METRIC = {
     "thrash": ("res_hot2_majfaults", "hot2 majflt", False),
     "protect": ("res_hot_majfaults", "hot majflt", False),
+    "zipf": ("res_record_majfaults", "record majflt", False),
+    "randw": ("res_write_majfaults", "write majflt", False),
+    "loop": ("res_loop_majfaults", "loop majflt", False),
+}
+# ... and a secondary one, shown after x OPT; for runs from before the counts
+# (timed zipf and randw cells) it is the cell's own figure
+SECONDARY = {
     "zipf": ("res_records_per_sec", "records/s", True),
     "randw": ("res_writes_per_sec", "writes/s", True),
-    "loop": ("res_loop_majfaults", "loop majflt", False),
 }
 SUMMARISED = ["vm_pswpin", "vm_pswpout", "vm_workingset_refault_anon",
               "vm_workingset_activate_anon", "vm_workingset_restore_anon", "vm_pgactivate",
               "vm_pgdeactivate", "vm_pgmajfault", "wall_s", "cg_peak", "ev_max",
               "ev_oom_kill", "aws_refaults", "aws_activations", "aws_evictions",
-              "res_loop_pswpin"]
+              "res_loop_pswpin", "x_opt", "opt_swapins", "lru_swapins"]
+# opt.csv's columns -> runs.csv's
+OPT_COLS = {"frames": "opt_frames", "trace": "opt_trace", "opt_swapins": "opt_swapins",
+            "lru_swapins": "lru_swapins", "note": "opt_note", "source": "opt_source"}
 SHOWN = {"vm_pswpin": "swap-in", "vm_pswpout": "swap-out",
          "vm_workingset_refault_anon": "refault", "vm_workingset_activate_anon": "activate"}
 CONF = 0.95
@@ -73,11 +95,32 @@ def tidy(df):
     return df
 
 
+def add_opt(runs, d):
+    """Merge DIR/opt.csv (qemu/opt.py) into the runs by (cell, rep), replacing
+    any OPT columns they had, and compute x_opt = vm_pswpin / opt_swapins."""
+    f = os.path.join(d, "opt.csv")
+    if not os.path.exists(f):
+        return runs
+    o = pd.read_csv(f, dtype={"cell": str, "trace": str, "note": str, "source": str},
+                    keep_default_na=False, na_values=[""])
+    o = o.rename(columns=OPT_COLS)[["cell", "rep"] + list(OPT_COLS.values())]
+    o["rep"] = o.rep.astype("Int64")
+    runs = runs.drop(columns=[c for c in list(OPT_COLS.values()) + ["x_opt"] if c in runs])
+    runs = runs.merge(o, on=["cell", "rep"], how="left", sort=False)
+    opt = runs.opt_swapins.astype(float)
+    pin = runs.vm_pswpin.astype(float) if "vm_pswpin" in runs else math.nan
+    runs["x_opt"] = (pin / opt.where(opt > 0)).round(4)
+    return tidy(runs)
+
+
 def load(d):
-    """runs, expected policies per cell: from the guest's runs.tsv, else runs.csv."""
+    """runs, expected policies per cell: from the guest's runs.tsv, else runs.csv
+    (with opt.csv's columns if runs.csv has none)."""
     tsv, csv = os.path.join(d, "runs.tsv"), os.path.join(d, "runs.csv")
     if not os.path.exists(tsv):
-        runs = tidy(pd.read_csv(csv))
+        runs = tidy(pd.read_csv(csv, keep_default_na=False, na_values=[""]))  # "n/a" is a word
+        if "opt_trace" not in runs:
+            runs = add_opt(runs, d)
         return runs, runs.groupby("cell", sort=False)["policy"].unique().map(list).to_dict()
     with open(tsv) as f:
         runs = pd.DataFrame([dict(kv.split("=", 1) for kv in line.rstrip("\n").split("\t"))
@@ -86,7 +129,7 @@ def load(d):
                          names=["cell", "limit", "policies", "cmd"], dtype=str)
     runs = runs.merge(matrix[["cell", "cmd"]], on="cell", how="left", sort=False)
     first = [c for c in ["cell", "policy", "rep", "limit", "boot", "cmd"] if c in runs]
-    runs = tidy(runs[first + [c for c in runs if c not in first]])
+    runs = add_opt(tidy(runs[first + [c for c in runs if c not in first]]), d)
     runs.to_csv(csv, index=False)
     return runs, dict(zip(matrix.cell, matrix.policies.str.split()))
 
@@ -152,19 +195,33 @@ def shift_ci(x, y, conf=CONF):
 
 
 def workloads(runs):
-    """Cell -> (workload, its metric, label, higher is better)."""
+    """Cell -> (workload, its metric, label, higher is better, secondary
+    (key, label, higher is better) or None)."""
     wl = runs.get("res_workload", pd.Series(index=runs.index, dtype=object))
     wl = wl.fillna(runs.cell.str.split("-").str[0]).groupby(runs.cell, sort=False).first()
-    return {c: (w,) + WORKLOAD_METRIC.get(w, ("wall_s", "wall s", False)) for c, w in wl.items()}
+    out = {}
+    for c, w in wl.items():
+        m, sec = WORKLOAD_METRIC.get(w, ("wall_s", "wall s", False)), SECONDARY.get(w)
+        if sec and (m[0] not in runs or runs.loc[runs.cell == c, m[0]].isna().all()):
+            m, sec = sec, None  # a run from before the count: its throughput
+        out[c] = (w,) + m + (sec,)
+    return out
 
 
 def long_table(runs):
     """Successful runs, one row per run x metric: the summarised fields and the cell's own metric."""
     ok = valid(runs).copy()
-    ok["metric_key"] = ok.cell.map({c: w[1] for c, w in workloads(runs).items()})
-    own = ok.assign(metric=ok.metric_key, value=ok.apply(lambda r: r[r.metric_key], axis=1))
-    lt = pd.concat([ok.melt(id_vars=KEYS + ["metric_key"], value_vars=[c for c in SUMMARISED if c in ok],
-                            var_name="metric"), own[KEYS + ["metric_key", "metric", "value"]]])
+    wl = workloads(runs)
+    ok["metric_key"] = ok.cell.map({c: w[1] for c, w in wl.items()})
+    own = ok.assign(metric=ok.metric_key, value=ok.apply(lambda r: r.get(r.metric_key), axis=1))
+    parts = [ok.melt(id_vars=KEYS + ["metric_key"], value_vars=[c for c in SUMMARISED if c in ok],
+                     var_name="metric"), own[KEYS + ["metric_key", "metric", "value"]]]
+    sk = ok.cell.map({c: w[4][0] if w[4] else None for c, w in wl.items()})
+    if sk.notna().any():
+        sec = ok[sk.notna()].assign(metric=sk[sk.notna()])
+        parts.append(sec.assign(value=sec.apply(lambda r: r.get(r.metric), axis=1))[
+            KEYS + ["metric_key", "metric", "value"]])
+    lt = pd.concat(parts)
     lt = lt.drop_duplicates(KEYS + ["metric"]).dropna(subset=["value"])
     return lt.assign(value=lt.value.astype(float))
 
@@ -194,7 +251,57 @@ def summarise(runs, refs):
             s["vs_%s_%s" % (ref, k)] = c[k]
             s["vs_%s_%s_pct" % (ref, k)] = (100 * c[k] / base).round(1)
         s["vs_%s_ci_level" % ref], s["vs_%s_hl" % ref] = c.ci_level.round(4), c.hl
+    # x OPT: approximate or n/a, and why, never a silent gap
+    info, s["note"] = opt_info(runs), ""
+    for cell, pols in order.items():
+        kind, why = info[cell][0], info[cell][2]
+        at = (s.cell == cell) & (s.metric == "x_opt")
+        if kind == "approx":
+            s.loc[at, "note"] = "approx: " + why
+        missing = [p for p in pols if not (at & (s.policy == p)).any()]
+        s = pd.concat([s, pd.DataFrame({"cell": cell, "policy": missing, "metric": "x_opt", "n": 0,
+                                        "note": "n/a (%s)" % why})], ignore_index=True)
     return s, order
+
+
+# ---- OPT ---------------------------------------------------------------------------
+def span(v):
+    """'12.8k' or '2960-3297': the values of a column over a cell's seeds."""
+    v = v.dropna()
+    return fmt(v.min()) if v.min() == v.max() else "%s-%s" % (fmt(v.min()), fmt(v.max()))
+
+
+def opt_info(runs):
+    """Cell -> (kind, the cell's OPT line, why): kind "exact", "approx" or "n/a"
+    (then why says why, for the table and summary.csv)."""
+    out = {}
+    for cell, g in runs.groupby("cell", sort=False):
+        if "opt_trace" not in g or g.opt_trace.isna().all():
+            why = "no OPT computed for this run: qemu/opt.py DIR writes opt.csv"
+            out[cell] = ("n/a", "x OPT n/a (%s)" % why, why)
+            continue
+        reps = g.drop_duplicates("rep").sort_values("rep")
+        na = reps[reps.opt_trace.fillna("n/a") == "n/a"]
+        ok = reps.drop(na.index)
+        nanote = "; ".join(dict.fromkeys(na.opt_note.fillna("no row in opt.csv")))
+        if ok.empty:
+            out[cell] = ("n/a", "x OPT n/a (%s)" % nanote, nanote)
+            continue
+        line = "OPT %s swap-ins, LRU %s, at %s frames (memory.max / 4 KiB) for the trace of %s" % (
+            span(ok.opt_swapins), span(ok.lru_swapins), "/".join(str(int(f)) for f in ok.opt_frames.unique()),
+            "its seed" if len(ok) == 1 else "each of its %d seeds" % len(ok))
+        kind = "approx" if (ok.opt_trace == "approx").any() else "exact"
+        why = "; ".join(dict.fromkeys(ok.opt_note.dropna())) if kind == "approx" else ""
+        if len(na):
+            line += "; rep %s: n/a (%s)" % (",".join(str(r) for r in na.rep), nanote)
+            why = "; ".join(x for x in (why, "rep %s: %s" % (",".join(str(r) for r in na.rep), nanote)) if x)
+        if (ok.opt_swapins == 0).all():
+            why = "OPT needs no swap-in here: every swap-in of the runs is the policy's"
+            kind, line = "n/a", line + "; x OPT n/a (%s)" % why
+        elif kind == "approx":
+            line += "; ~ %s" % why
+        out[cell] = (kind, line, why)
+    return out
 
 
 # ---- the terminal table -------------------------------------------------------------
@@ -234,16 +341,26 @@ def table(runs, s, order, refs, info):
            "the widest there is; with 3 runs against 3 no CI reaches %.0f%%: it spans the smallest to "
            "the largest of the" % (100 * CONF),
            "9 differences, at 90%; a CI that excludes 0 says all 3 runs of one policy beat all 3 of "
-           "the other's"]
-    idx = s.set_index(["cell", "policy", "metric"])
-    first, wl = runs.groupby("cell", sort=False).first(), workloads(runs)
+           "the other's",
+           "x OPT: each run's swap-ins / Belady's OPT's on the same page-access trace at memory.max / "
+           "4 KiB frames,",
+           "the whole run less first touches (qemu/opt.py); OPT is a lower bound: the run had fewer "
+           "frames than that",
+           "(page tables, binary, the workload's own arrays); ~ = approximate trace (threads "
+           "interleaved round-robin)"]
+    idx = s[s.n > 0].set_index(["cell", "policy", "metric"])
+    first, wl, oi = runs.groupby("cell", sort=False).first(), workloads(runs), opt_info(runs)
     for cell, pols in order.items():
-        _, mkey, mlabel, _ = wl[cell]
-        rows = [["policy", "n"] + list(SHOWN.values()) + [mlabel]]
+        _, mkey, mlabel, _, sec = wl[cell]
+        rows = [["policy", "n"] + list(SHOWN.values()) + [mlabel, "x OPT"] + ([sec[1]] if sec else [])]
         for p in pols:
             stat = lambda k: "-" if (cell, p, k) not in idx.index else "%s (%s-%s)" % tuple(
                 fmt(idx.at[(cell, p, k), c]) for c in ("median", "min", "max"))
-            rows.append([p, str(idx.at[(cell, p, "vm_pswpin"), "n"])] + [stat(k) for k in [*SHOWN, mkey]])
+            xo = "n/a" if (cell, p, "x_opt") not in idx.index else "%s%.2f (%.2f-%.2f)" % (
+                ("~" if oi[cell][0] == "approx" else "",) +
+                tuple(idx.at[(cell, p, "x_opt"), c] for c in ("median", "min", "max")))
+            rows.append([p, str(idx.at[(cell, p, "vm_pswpin"), "n"])] + [stat(k) for k in [*SHOWN, mkey]] +
+                        [xo] + ([stat(sec[0])] if sec else []))
         changes = [["  change of the median", "swap-in % [CI]", "swap-out % [CI]", mlabel, "% [CI]", "level"]]
         cref = references(pols, refs)
         for i, ref in enumerate(cref):
@@ -257,7 +374,8 @@ def table(runs, s, order, refs, info):
                         else "[%s, %s] (abs.)" % (fmt(e[c + "lo"]), fmt(e[c + "hi"]))
                     row.append("%s %s" % (pct(e[c + "diff_pct"]), ci))
                 changes.append(row + ["%.0f%%" % (100 * e[c + "ci_level"])])
-        out += ["", "%s  [memory.max %s]  %s" % (cell, first.at[cell, "limit"], first.at[cell, "cmd"])]
+        out += ["", "%s  [memory.max %s]  %s" % (cell, first.at[cell, "limit"], first.at[cell, "cmd"]),
+                "  " + oi[cell][1]]
         out += aligned(rows, {0}) + aligned(changes, {0})
     return "\n".join(out)
 
@@ -314,11 +432,11 @@ def plots(runs, s, order, d):
         ax.set_ylabel("thousand pages", fontsize=8)
         ax.legend(fontsize=7)
     save(fig, os.path.join(d, "swap.png"), "swap-ins and swap-outs per run (median, bars = min-max)")
-    cells = [c for c in order if wl[c][0] != "zipf"]
+    cells = list(order)
     if cells:
         fig, axes = grid(len(cells))
         for ax, cell in zip(axes, cells):
-            _, key, label, up = wl[cell]
+            _, key, label, up, _ = wl[cell]
             bars(ax, s, cell, order[cell], [(key, label)], cmap)
             ax.set_title("%s: %s (%s is better)" % (cell, label, "higher" if up else "lower"), fontsize=9)
         save(fig, os.path.join(d, "metric.png"), "workload metric per policy (median, bars = min-max)")

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: aws-sim [options]\n"
 "trace (one of):\n"
-"  --pattern thrash|protect|zipf|loop|scanhot  built-in generator\n"
+"  --pattern thrash|protect|zipf|randw|loop|scanhot  built-in generator\n"
 "                     (default thrash; docs/trace-format.md)\n"
 "  --trace FILE                  text or binary trace (docs/trace-format.md)\n"
 "generator knobs:\n"
@@ -47,8 +47,16 @@ static void usage(FILE *f)
 "  --zipf-threads N   worker streams, taken round-robin one record each\n"
 "                     (default 1; N > 1 approximates the guest's order)\n"
 "  --accesses N       zipf page accesses after the fill, a multiple of\n"
-"                     chunk x threads (default 10000000)\n"
-"  --seed N           zipf random seed, aws-zipf's --seed (default 1)\n"
+"                     chunk x threads; randw's writes in all, a multiple\n"
+"                     of threads (default 10000000)\n"
+"  --seed N           zipf and randw random seed, the workloads' --seed\n"
+"                     (default 1)\n"
+"  randw is aws-randw's writes (include/aws_randw.h), then its verification\n"
+"  of the written pages; with one thread exactly \"aws-randw --size <pages\n"
+"  x 4K> --threads 1 --writes N --seed S\"\n"
+"  --randw-pages N    randw region in pages (default 2 x frames)\n"
+"  --randw-threads N  writer threads, taken round-robin one write each\n"
+"                     (default 1; N > 1 approximates the guest's order)\n"
 "  --cold-mb, --hot1-mb, --hot2-mb, --slice-mb MB  thrash sizes\n"
 "                     (default 512, 96, 96, 128)\n"
 "  --hot-mb MB        hot set of protect and scanhot (default 128, 96)\n"
@@ -75,7 +83,8 @@ static void usage(FILE *f)
 "  --hist             print refault distance histograms\n"
 "  (measured: swap-ins of the pattern's measured phase - thrash's and\n"
 "  scanhot's rounds, loop's loops, protect's rounds, zipf's records (after\n"
-"  the fill), a whole file trace - with x OPT, the same count for OPT)\n"
+"  the fill), the whole of randw and of a file trace - with x OPT, the\n"
+"  same count for OPT)\n"
 "  --save FILE        write the trace (binary, or text if FILE ends .txt)\n"
 "  --selftest         run the built-in self tests and exit\n"
 "  --list             print every policy name, one per line, and exit\n");
@@ -198,6 +207,8 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "zipf-chunk", required_argument, NULL, 1010 },
 		{ "zipf-threads", required_argument, NULL, 1011 },
+		{ "randw-pages", required_argument, NULL, 1012 },
+		{ "randw-threads", required_argument, NULL, 1013 },
 		{ "cold-mb", required_argument, NULL, 1001 },
 		{ "hot1-mb", required_argument, NULL, 1002 },
 		{ "hot2-mb", required_argument, NULL, 1003 },
@@ -275,6 +286,12 @@ int main(int argc, char **argv)
 			break;
 		case 1011:
 			g.zipf_threads = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 1012:
+			g.randw_pages = strtoull(optarg, NULL, 0);
+			break;
+		case 1013:
+			g.randw_threads = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
 		case 1001:
 			g.cold_mb = atof(optarg);
@@ -372,6 +389,8 @@ int main(int argc, char **argv)
 	lp.frames = frames - lp.file_pages;
 	if (!g.zipf_pages)
 		g.zipf_pages = 2 * frames;
+	if (!g.randw_pages)
+		g.randw_pages = 2 * frames;
 
 	nruns = parse_policies(policies, runs, (int)ARRAY_SIZE(runs));
 	if (nruns <= 0)

@@ -60,7 +60,10 @@ struct gen_params {
 	uint64_t zipf_pages;	/* region size in pages */
 	uint64_t zipf_chunk;	/* pages per chunk (record) */
 	unsigned int zipf_threads; /* streams, interleaved round-robin */
-	uint64_t accesses;	/* page accesses after the fill */
+	/* randw: aws-randw's writes (include/aws_randw.h) */
+	uint64_t randw_pages;	/* region size in pages */
+	unsigned int randw_threads; /* writers, interleaved round-robin */
+	uint64_t accesses;	/* zipf: page accesses after the fill; randw: writes */
 };
 
 void gen_params_default(struct gen_params *g);

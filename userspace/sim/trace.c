@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aws_randw.h"
 #include "aws_zipf.h"
 #include "sim.h"
 
@@ -83,6 +84,8 @@ void gen_params_default(struct gen_params *g)
 	g->zipf_pages = 0;	/* default: 2x frames, set by the caller */
 	g->zipf_chunk = 1;	/* aws-zipf --chunk 4K */
 	g->zipf_threads = 1;
+	g->randw_pages = 0;	/* default: 2x frames, set by the caller */
+	g->randw_threads = 1;
 	g->accesses = 10000000;
 }
 
@@ -291,6 +294,65 @@ static int gen_zipf(struct trace *t, const struct gen_params *g)
 	return 0;
 }
 
+/*
+ * aws-randw's stream (include/aws_randw.h): `accesses` page writes in all
+ * over a region of `randw_pages` pages, each of `randw_threads` threads
+ * writing its own pages, taken round-robin one write each (one thread is
+ * exactly "aws-randw --threads 1"; more approximate the guest, where the
+ * scheduler interleaves them), then aws-randw's verification pass: every
+ * page written, in page order (a page never written reads the shared
+ * zero page and takes no frame, so it is not an access here).  No fill
+ * and no mark: the guest's pswpin covers the whole run, and so does the
+ * measured figure.
+ */
+static int gen_randw(struct trace *t, const struct gen_params *g)
+{
+	uint64_t n = g->randw_pages, nt = g->randw_threads, r, rounds;
+	struct aws_randw *s;
+	uint8_t *written;
+	unsigned int i;
+
+	if (!nt || n < nt || n >= SIM_NO_PAGE) {
+		trace_err("aws-sim: randw needs 1 <= --randw-threads <= --randw-pages < 2^32\n");
+		return -1;
+	}
+	if (g->accesses % nt) {
+		trace_err("aws-sim: --accesses %llu is not a multiple of --randw-threads (%llu)\n",
+			  (unsigned long long)g->accesses,
+			  (unsigned long long)nt);
+		return -1;
+	}
+	rounds = g->accesses / nt;
+	s = calloc(nt, sizeof(*s));
+	written = calloc(n, 1);
+	if (!s || !written) {
+		free(s);
+		free(written);
+		return -1;
+	}
+	for (i = 0; i < nt; i++)
+		aws_randw_init(&s[i], n, nt, i, g->seed);
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < nt; i++) {
+			uint64_t p = aws_randw_next(&s[i]);
+
+			written[p] = 1;
+			trace_push(t, (uint32_t)p);
+		}
+	}
+	for (r = 0; r < n; r++)
+		if (written[r])
+			trace_push(t, (uint32_t)r);
+	snprintf(t->desc, sizeof(t->desc),
+		 "randw: %llu writes (%llu x %llu threads) over %llu pages, then the written pages verified, seed %llu",
+		 (unsigned long long)g->accesses, (unsigned long long)rounds,
+		 (unsigned long long)nt, (unsigned long long)n,
+		 (unsigned long long)g->seed);
+	free(written);
+	free(s);
+	return 0;
+}
+
 int trace_generate(struct trace *t, const char *pattern,
 		   const struct gen_params *g)
 {
@@ -306,6 +368,8 @@ int trace_generate(struct trace *t, const char *pattern,
 		gen_scanhot(t, g);
 	else if (!strcmp(pattern, "zipf"))
 		return gen_zipf(t, g);
+	else if (!strcmp(pattern, "randw"))
+		return gen_randw(t, g);
 	else
 		return -1;
 	return 0;

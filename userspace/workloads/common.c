@@ -10,6 +10,10 @@
  * them). Each word is a hash of (per-run seed, region id, page index,
  * generation, word number), so stale, zero, misplaced or foreign pages are
  * all detected. A never-written page (generation 0) must read as zero.
+ *
+ * --save-trace records every access the page helpers make (common.h says
+ * which), so the trace is the program's own sequence of page accesses, not
+ * a model of it.
  */
 #include "common.h"
 
@@ -43,6 +47,10 @@ static _Atomic uint64_t total_verified;
 static _Atomic unsigned int fail_lines;
 static _Thread_local uint64_t tl_verified;
 static unsigned int region_count;
+
+static FILE *trace_f;		/* --save-trace, open from aws_start() */
+static uint64_t trace_len;
+static uint64_t trace_next_base;	/* aws_region.trace_base of the next region */
 
 static double t_start;
 static struct aws_vmstat vm_start;
@@ -104,6 +112,9 @@ void aws_common_usage(FILE *f)
 		"  --corrupt-test  verifier self-test: run normally (use small sizes),\n"
 		"                  but flip a byte of one written page behind the\n"
 		"                  verifier's back; must print VERIFY_FAIL and exit 3\n"
+		"  --save-trace FILE  write the run's page accesses to FILE in aws-sim's\n"
+		"                  binary trace format (docs/trace-format.md); one\n"
+		"                  worker thread only, not with --corrupt-test\n"
 		"  --help          show this help\n"
 		"\n"
 		"Timed phases (--seconds) end early on SIGUSR1; the run is still\n"
@@ -130,6 +141,9 @@ int aws_common_option(int opt, const char *arg, void (*usage)(FILE *))
 	case AWS_OPT_CORRUPT_TEST:
 		aws.corrupt_test = 1;
 		return 1;
+	case AWS_OPT_SAVE_TRACE:
+		aws.save_trace = arg;
+		return 1;
 	case AWS_OPT_HELP:
 		usage(stdout);
 		exit(AWS_EXIT_OK);
@@ -142,6 +156,12 @@ int aws_common_option(int opt, const char *arg, void (*usage)(FILE *))
 	default:
 		return 0;
 	}
+}
+
+void aws_trace_single_thread(uint64_t threads)
+{
+	if (aws.save_trace && threads != 1)
+		aws_usage_error("--save-trace needs one worker thread: threads interleave as the scheduler runs them");
 }
 
 void aws_no_operands(int argc, char **argv, int optind_)
@@ -345,6 +365,10 @@ struct aws_region *aws_region_alloc(const char *label, size_t bytes)
 		aws_fatal("out of memory for %zu page generations",
 			  r->npages);
 	r->key = aws_mix64(aws.seed ^ aws_mix64(++region_count));
+	r->trace_base = trace_next_base;
+	trace_next_base += r->npages;
+	if (trace_f && trace_next_base > (uint64_t)UINT32_MAX + 1)
+		aws_fatal("--save-trace: more than 2^32 pages");
 	return r;
 }
 
@@ -358,6 +382,71 @@ void aws_region_free(struct aws_region *r)
 	free(r->gen);
 	free(r);
 }
+
+/* ---- --save-trace ------------------------------------------------------- */
+
+static void put_le(unsigned char *b, uint64_t v, unsigned int width)
+{
+	unsigned int i;
+
+	for (i = 0; i < width; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* The 24-byte header of docs/trace-format.md: version 1, u32 records. */
+static void trace_header(void)
+{
+	unsigned char hdr[24];
+
+	memcpy(hdr, "AWSTRACE", 8);
+	put_le(hdr + 8, 1, 4);
+	put_le(hdr + 12, 4, 4);
+	put_le(hdr + 16, trace_len, 8);
+	if (fwrite(hdr, 1, sizeof(hdr), trace_f) != sizeof(hdr))
+		aws_fatal("--save-trace: write error");
+}
+
+static void trace_open(void)
+{
+	if (!aws.save_trace)
+		return;
+	if (aws.corrupt_test)
+		aws_usage_error("--save-trace and --corrupt-test exclude each other");
+	if (trace_next_base)
+		aws_fatal("internal error: --save-trace opened after a region");
+	/* stdio's buffer, not the regions' memory cgroup's anon memory */
+	trace_f = fopen(aws.save_trace, "wb");
+	if (!trace_f)
+		aws_fatal("--save-trace: cannot create %s: %s", aws.save_trace,
+			  strerror(errno));
+	trace_header();		/* the count is written at the end */
+}
+
+static void trace_close(void)
+{
+	if (!trace_f)
+		return;
+	if (fseek(trace_f, 0, SEEK_SET))
+		aws_fatal("--save-trace: cannot rewind %s", aws.save_trace);
+	trace_header();
+	if (fclose(trace_f))
+		aws_fatal("--save-trace: write error on %s", aws.save_trace);
+	trace_f = NULL;
+}
+
+static inline void trace_page(const struct aws_region *r, size_t idx)
+{
+	unsigned char rec[4];
+
+	if (!trace_f)
+		return;
+	put_le(rec, r->trace_base + idx, 4);
+	if (fwrite(rec, 1, sizeof(rec), trace_f) != sizeof(rec))
+		aws_fatal("--save-trace: write error on %s", aws.save_trace);
+	trace_len++;
+}
+
+/* ---- page patterns ------------------------------------------------------ */
 
 static inline uint64_t page_key(const struct aws_region *r, size_t idx,
 				uint32_t gen)
@@ -375,7 +464,7 @@ static inline uint64_t *page_words(const struct aws_region *r, size_t idx)
 	return (uint64_t *)(r->base + idx * AWS_PAGE_SIZE);
 }
 
-void aws_page_write(struct aws_region *r, size_t idx, uint32_t gen)
+static void page_stamp(struct aws_region *r, size_t idx, uint32_t gen)
 {
 	uint64_t *p = page_words(r, idx);
 	uint64_t pkey = page_key(r, idx, gen);
@@ -387,6 +476,12 @@ void aws_page_write(struct aws_region *r, size_t idx, uint32_t gen)
 	for (w = 0; w < AWS_CHECK_WORDS; w++)
 		p[w * AWS_WORD_STRIDE] = word_value(pkey, w);
 	r->gen[idx] = gen;
+}
+
+void aws_page_write(struct aws_region *r, size_t idx, uint32_t gen)
+{
+	page_stamp(r, idx, gen);
+	trace_page(r, idx);
 }
 
 static uint64_t expected_word(const struct aws_region *r, size_t idx,
@@ -426,6 +521,9 @@ int aws_page_check(const struct aws_region *r, size_t idx,
 	unsigned int w;
 
 	tl_verified++;
+	/* a never-written page reads the shared zero page: no frame */
+	if (expected_gen)
+		trace_page(r, idx);
 	for (w = 0; w < AWS_CHECK_WORDS; w++) {
 		uint64_t got = p[w * AWS_WORD_STRIDE];
 		uint64_t exp = expected_gen ? word_value(pkey, w) : 0;
@@ -462,9 +560,15 @@ void aws_access_range(struct aws_region *r, size_t first, size_t count,
 	size_t i, idx = first % r->npages;
 
 	for (i = 0; i < count; i++) {
+		uint32_t gen = r->gen[idx];
+
 		aws_page_verify(r, idx);
-		if (rewrite)
-			aws_page_write(r, idx, aws_next_gen(r->gen[idx]));
+		/* one access, traced once: by the verify of a written page */
+		if (rewrite) {
+			page_stamp(r, idx, aws_next_gen(gen));
+			if (!gen)
+				trace_page(r, idx);
+		}
 		if (++idx == r->npages)
 			idx = 0;
 	}
@@ -617,6 +721,7 @@ void aws_vmstat_read(struct aws_vmstat *vm)
 
 void aws_start(void)
 {
+	trace_open();
 	aws_vmstat_read(&vm_start);
 	t_start = aws_now();
 }
@@ -670,6 +775,7 @@ int aws_finish(void)
 	aws_vmstat_read(&vm_end);
 	aws_thread_flush();
 	fails = aws_verify_failures();
+	trace_close();
 
 	aws_result_u64("verify_fail", fails);
 	aws_result_u64("pages_verified",

@@ -5,10 +5,11 @@
  *
  * Provides:
  *   - option helpers: size / number parsing (exit 2 on garbage), the common
- *     options (--thp, --seed, --corrupt-test, --help),
+ *     options (--thp, --seed, --corrupt-test, --save-trace, --help),
  *   - anonymous regions (mmap + MADV_NOHUGEPAGE unless --thp) with a
  *     per-page generation array,
  *   - page stamping / verification (aws_page_write / aws_page_check),
+ *     which --save-trace records as the run's page-access trace,
  *   - timing, getrusage major-fault and /proc/vmstat helpers,
  *   - the single "RESULT workload=<name> key=value ..." stdout line.
  *
@@ -42,6 +43,7 @@ enum {
 	AWS_OPT_THP = 0x1000,
 	AWS_OPT_SEED,
 	AWS_OPT_CORRUPT_TEST,
+	AWS_OPT_SAVE_TRACE,
 	AWS_OPT_HELP,
 	AWS_OPT_PROGRAM_BASE = 0x2000,	/* first code free for programs */
 };
@@ -50,6 +52,7 @@ enum {
 	{ "thp",          no_argument,       NULL, AWS_OPT_THP },	\
 	{ "seed",         required_argument, NULL, AWS_OPT_SEED },	\
 	{ "corrupt-test", no_argument,       NULL, AWS_OPT_CORRUPT_TEST }, \
+	{ "save-trace",   required_argument, NULL, AWS_OPT_SAVE_TRACE },	\
 	{ "help",         no_argument,       NULL, AWS_OPT_HELP }
 
 /* Global run state; filled by aws_init() and the common options. */
@@ -59,6 +62,7 @@ struct aws_state {
 	int thp;		/* --thp: request THP instead of forbidding it */
 	int corrupt_test;	/* --corrupt-test: self-test of the verifier */
 	uint64_t seed;		/* --seed, default 1 */
+	const char *save_trace;	/* --save-trace FILE, or NULL */
 };
 extern struct aws_state aws;
 
@@ -75,6 +79,12 @@ int aws_common_option(int opt, const char *arg, void (*usage)(FILE *));
 
 /* Print the description of the common options (for --help texts). */
 void aws_common_usage(FILE *f);
+
+/*
+ * --save-trace with @threads worker threads: exit 2 unless @threads is 1
+ * (threads interleave as the scheduler runs them: no one trace).
+ */
+void aws_trace_single_thread(uint64_t threads);
 
 /* Reject positional arguments left after getopt_long(); exits 2. */
 void aws_no_operands(int argc, char **argv, int optind_);
@@ -120,11 +130,28 @@ struct aws_region {
 	size_t npages;
 	uint32_t *gen;		/* per-page generation, 0 = never written */
 	uint64_t key;		/* per-region pattern key (seed + region id) */
+	uint64_t trace_base;	/* --save-trace number of page 0 */
 };
 
 /* mmap(MAP_PRIVATE|MAP_ANONYMOUS) @bytes (multiple of 4 KiB); exits 1 on failure. */
 struct aws_region *aws_region_alloc(const char *label, size_t bytes);
 void aws_region_free(struct aws_region *r);
+
+/*
+ * --save-trace: the page accesses of a run, in aws-sim's binary trace
+ * format (docs/trace-format.md), one u32 record per access.  Every access
+ * the helpers below make to a region's memory is recorded, and nothing
+ * else: aws_page_write(), aws_page_check() of a written page (a read of a
+ * never-written page maps the shared zero page and takes no frame, so it
+ * is left out) and each page of aws_access_range() once.  A page is
+ * numbered by its region: region k's page i is the sum of the sizes, in
+ * pages, of the regions allocated before it, plus i, so a region freed and
+ * another mapped at its address are distinct pages, as they are to the
+ * kernel.  aws_start() opens the file, aws_finish() completes its header.
+ * Only one thread may touch regions while a trace is written (programs
+ * refuse --save-trace with more than one worker thread), and not with
+ * --corrupt-test (refused by aws_start()).
+ */
 
 /* Stamp page @idx with generation @gen (>= 1) and record it in r->gen[]. */
 void aws_page_write(struct aws_region *r, size_t idx, uint32_t gen);
@@ -202,7 +229,10 @@ double aws_run_workers(unsigned int n, void *(*fn)(void *), void *args,
 
 /* ---- run bracket and RESULT line ---------------------------------------- */
 
-/* Start the measured run: records the start time and /proc/vmstat. */
+/*
+ * Start the measured run: records the start time and /proc/vmstat; opens
+ * the --save-trace file.
+ */
 void aws_start(void);
 
 /* Workload-specific RESULT keys, printed in the order they are added. */
@@ -213,7 +243,8 @@ void aws_result_double(const char *key, double val, int decimals);
 /*
  * Print the RESULT line (workload keys, then verify_fail, pages_verified,
  * seconds, pswpin, pswpout, pgmajfault, workingset_refault_anon,
- * workingset_activate_anon) and return the exit code (0 or 3).
+ * workingset_activate_anon) and return the exit code (0 or 3); completes
+ * the --save-trace file.
  */
 int aws_finish(void);
 

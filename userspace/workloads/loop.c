@@ -19,7 +19,8 @@
  * The access sequence is exactly the simulator's `loop` pattern:
  * `aws-sim --pattern loop --loop-mb R --loops N` replays the sequence of
  * `aws-loop --size RM --loops N` (R * 256 pages, first touched in order,
- * then N passes in order).  Its measured phase is the passes: the sim's
+ * then N passes in order); selftest.sh compares the two traces, this
+ * program's from --save-trace, byte for byte.  Its measured phase is the passes: the sim's
  * `measured` swap-ins (misses after the first touch) correspond to
  * loop_majfaults here (ru_majflt over the passes only) and to
  * loop_pswpin (the system's pswpin over the passes: pages read from swap,

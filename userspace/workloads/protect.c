@@ -13,6 +13,10 @@
  *
  * A kernel that protects the workingset well keeps hot_majfaults (major
  * faults taken while re-reading the hot set during the waves) low.
+ *
+ * The sequence of pages touched depends on the options alone (not on
+ * --seed, which only changes the pattern written): --save-trace (common.c)
+ * writes it, and qemu/opt.py replays it for Belady's OPT.
  */
 #include "common.h"
 

@@ -10,8 +10,14 @@
  * idx % threads == t, so each page and its generation slot have a single
  * writer. After the workers stop, the main thread verifies every page
  * (never-written pages must still read as zero).
+ *
+ * The pages a worker writes are aws_randw.h's stream, which the
+ * simulator's randw pattern replays: with --threads 1 and --writes,
+ * exactly (docs/trace-format.md).
  */
 #include "common.h"
+
+#include "aws_randw.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -51,7 +57,8 @@ static void usage(FILE *f)
 		"                    overwriting it (read fault before write fault)\n"
 		"\n"
 		"RESULT keys: writes writes_per_sec threads pages pages_written\n"
-		"             write_seconds + common keys\n"
+		"             write_seconds write_majfaults + common keys\n"
+		"             (write_majfaults: ru_majflt over the writes, all threads)\n"
 		"\n");
 	aws_common_usage(f);
 }
@@ -60,22 +67,20 @@ static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
 	struct aws_region *r = w->region;
-	uint64_t owned, n = 0;
-	struct aws_rng rng;
+	struct aws_randw s;
+	uint64_t n = 0;
 
-	/* pages id, id + nthreads, id + 2 * nthreads, ... belong to us */
-	owned = (r->npages - w->id + w->nthreads - 1) / w->nthreads;
-	aws_rng_seed(&rng, aws.seed, w->id + 1);
-
+	aws_randw_init(&s, r->npages, w->nthreads, w->id, aws.seed);
 	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
 		size_t idx;
 
 		if (w->max_writes && n >= w->max_writes)
 			break;
-		idx = aws_rng_below(&rng, owned) * w->nthreads + w->id;
-		if (w->verify_writes)
-			aws_page_verify(r, idx);
-		aws_page_write(r, idx, aws_next_gen(r->gen[idx]));
+		idx = (size_t)aws_randw_next(&s);
+		if (w->verify_writes)	/* one access: verify, then rewrite */
+			aws_access_range(r, idx, 1, 1);
+		else
+			aws_page_write(r, idx, aws_next_gen(r->gen[idx]));
 		n++;
 	}
 	w->writes = n;
@@ -98,6 +103,7 @@ int main(int argc, char **argv)
 	uint64_t threads = ncpu > 0 ? (uint64_t)ncpu : 1;
 	uint64_t max_writes = 0, writes = 0, written = 0;
 	double seconds = 10, write_seconds;
+	long write_majfaults;
 	int seconds_given = 0, verify_writes = 0, opt;
 	struct aws_region *region;
 	struct worker *workers;
@@ -137,6 +143,7 @@ int main(int argc, char **argv)
 				threads, size / AWS_PAGE_SIZE);
 	if (max_writes && !seconds_given)
 		seconds = 0;	/* no time limit */
+	aws_trace_single_thread(threads);
 
 	fprintf(stderr,
 		"aws-randw: size=%zuMiB threads=%" PRIu64 " seconds=%.3f writes=%" PRIu64
@@ -158,8 +165,10 @@ int main(int argc, char **argv)
 		workers[i].verify_writes = verify_writes;
 		workers[i].stop = &stop;
 	}
+	write_majfaults = aws_majflt();
 	write_seconds = aws_run_workers(threads, worker_fn, workers,
 					sizeof(*workers), seconds, &stop);
+	write_majfaults = aws_majflt() - write_majfaults;
 	for (i = 0; i < threads; i++)
 		writes += workers[i].writes;
 
@@ -186,6 +195,7 @@ int main(int argc, char **argv)
 	aws_result_u64("pages", region->npages);
 	aws_result_u64("pages_written", written);
 	aws_result_double("write_seconds", write_seconds, 3);
+	aws_result_i64("write_majfaults", write_majfaults);
 	opt = aws_finish();
 
 	aws_region_free(region);

@@ -18,8 +18,10 @@
 # size (exit 2), an unknown option and a stray operand (exit 2). A few more
 # cases check size forms (x, %, K, bare MiB), AWS_MEM_LIMIT_MB and the
 # deterministic --records / --writes / --loops counts. On the host ("all")
-# it also checks that aws-sim (in the same directory) replays exactly the
-# pages aws-zipf touches.
+# it also checks each workload's --save-trace: that aws-sim (in the same
+# directory) replays exactly the pages aws-zipf, aws-randw and aws-loop
+# touch, and that aws-thrash's and aws-protect's traces are the access
+# sequences their sources describe, page for page.
 
 BIN=${1:-}
 SET=${2:-all}
@@ -61,8 +63,8 @@ keys_of() {
 	case $1 in
 	protect) echo "hot_pages hot_majfaults hot_passes activate_majfaults waves wave_pages" ;;
 	thrash)  echo "hot2_majfaults cold_majfaults hot1_majfaults rounds cold_pages hot1_pages hot2_pages cold_slice_pages" ;;
-	zipf)    echo "records records_per_sec threads alpha chunks chunk_bytes run_seconds" ;;
-	randw)   echo "writes writes_per_sec threads pages pages_written write_seconds" ;;
+	zipf)    echo "records records_per_sec threads alpha chunks chunk_bytes run_seconds record_majfaults" ;;
+	randw)   echo "writes writes_per_sec threads pages pages_written write_seconds write_majfaults" ;;
 	loop)    echo "loop_majfaults loop_pswpin loops pages loop_seconds" ;;
 	esac
 }
@@ -313,6 +315,155 @@ case_zipf_trace_matches_sim() {
 	expect_rc 2
 }
 
+# trace_sim_same <workload> <its args> -- <aws-sim args>: <workload>
+# --save-trace and aws-sim --save write byte-identical traces.
+trace_sim_same() {
+	w=$1
+	shift
+	wa=
+	while [ "$1" != -- ]; do
+		wa="$wa $1"
+		shift
+	done
+	shift
+	# shellcheck disable=SC2086 # word splitting of the argument list
+	run "$w" $wa --save-trace "$TMP/wl.trace"
+	expect_rc 0 || return 1
+	check_result "$w" || return 1
+	$TO "$BIN/aws-sim" "$@" --policies lru --save "$TMP/sim.trace" \
+		>"$OUT" 2>"$ERR" || { diag "aws-sim $* failed"; return 1; }
+	if ! cmp "$TMP/wl.trace" "$TMP/sim.trace" >>"$DIAG" 2>&1; then
+		diag "aws-$w$wa and aws-sim $* touch different pages"
+		return 1
+	fi
+}
+
+need_sim() {
+	[ -x "$BIN/aws-sim" ] && return 0
+	diag "$BIN/aws-sim missing (make userspace builds it)"
+	return 1
+}
+
+# trace_words FILE: a binary trace's records, one decimal per line, after
+# checking its header (AWSTRACE, version 1, u32 records, the right count).
+trace_words() {
+	od -An -tu4 -v "$1" | awk '
+	{ for (i = 1; i <= NF; i++) w[n++] = $i }
+	END {
+		if (n < 6 || w[0] != 1414747969 || w[1] != 1162035538 || w[2] != 1 ||
+		    w[3] != 4 || w[5] != 0 || w[4] != n - 6) {
+			print "bad trace header or count: " w[0] " " w[1] " " w[2] " " w[3] " " w[4] " " w[5] " for " n - 6 " records" >"/dev/stderr"
+			exit 1
+		}
+		for (i = 6; i < n; i++)
+			print w[i]
+	}'
+}
+
+# trace_is <expected file>: the workload's trace ($TMP/wl.trace) holds
+# exactly the pages listed, in that order.
+trace_is() {
+	trace_words "$TMP/wl.trace" >"$TMP/got" 2>>"$DIAG" || return 1
+	if ! cmp "$1" "$TMP/got" >>"$DIAG" 2>&1; then
+		diag "the trace is not the expected sequence ($(wc -l <"$1") pages expected, $(wc -l <"$TMP/got") in the trace)"
+		return 1
+	fi
+}
+
+# aws-loop's passes are the simulator's loop pattern, page for page, read
+# only or with --write (a rewrite is the same access); another loop count
+# is another trace.
+case_loop_trace_matches_sim() {
+	need_sim || return 1
+	trace_sim_same loop --size 4M --loops 3 -- --pattern loop --loop-mb 4 --loops 3 || return 1
+	trace_sim_same loop --size 2M --loops 2 --write -- --pattern loop --loop-mb 2 --loops 2 || return 1
+	trace_sim_same loop --size 2M --loops 0 -- --pattern loop --loop-mb 2 --loops 0 || return 1
+	if trace_sim_same loop --size 2M --loops 2 -- --pattern loop --loop-mb 2 --loops 3; then
+		diag "2 and 3 loops give the same trace"
+		return 1
+	fi
+	: >"$DIAG"
+}
+
+# aws-randw --threads 1 is the simulator's randw pattern: the writes, then
+# the written pages verified (unwritten ones read the zero page: no access);
+# --verify-writes reads before each write, the same access.
+case_randw_trace_matches_sim() {
+	need_sim || return 1
+	trace_sim_same randw --size 4M --threads 1 --writes 3000 --seed 4 -- \
+		--pattern randw --randw-pages 1024 --accesses 3000 --seed 4 || return 1
+	trace_sim_same randw --size 1M --threads 1 --writes 2000 --verify-writes -- \
+		--pattern randw --randw-pages 256 --accesses 2000 || return 1
+	if trace_sim_same randw --size 1M --threads 1 --writes 2000 --seed 2 -- \
+		--pattern randw --randw-pages 256 --accesses 2000; then
+		diag "seeds 1 and 2 give the same trace"
+		return 1
+	fi
+	: >"$DIAG"
+	run randw --size 1M --threads 2 --writes 10 --save-trace "$TMP/wl.trace"
+	expect_rc 2
+}
+
+# aws-thrash's trace is the sequence thrash.c describes: cold written, hot-1
+# written and read --hot1-passes times, hot-2 written, then each round the
+# next slice of cold (wrapping) and all of hot-2; regions numbered in the
+# order they are allocated.  --write rewrites on the same accesses.
+case_thrash_trace() {
+	awk 'BEGIN {
+		C = 2048; H1 = 512; H2 = 512; S = 768; R = 3; P = 2; cur = 0
+		for (i = 0; i < C; i++) print i
+		for (p = 0; p <= P; p++) for (i = 0; i < H1; i++) print C + i
+		for (i = 0; i < H2; i++) print C + H1 + i
+		for (r = 0; r < R; r++) {
+			for (i = 0; i < S; i++) { print cur; cur = (cur + 1) % C }
+			for (i = 0; i < H2; i++) print C + H1 + i
+		}
+	}' >"$TMP/want"
+	for wr in "" --write; do
+		run thrash --cold 8M --hot1 2M --hot2 2M --cold-slice 3M --rounds 3 \
+			--hot1-passes 2 $wr --save-trace "$TMP/wl.trace"
+		expect_rc 0 || return 1
+		check_result thrash || return 1
+		trace_is "$TMP/want" || { diag "aws-thrash ${wr:-(read)}"; return 1; }
+	done
+	# and the check can fail: one round less is another sequence
+	run thrash --cold 8M --hot1 2M --hot2 2M --cold-slice 3M --rounds 2 \
+		--hot1-passes 2 --save-trace "$TMP/wl.trace"
+	if trace_is "$TMP/want"; then
+		diag "2 rounds match the trace of 3"
+		return 1
+	fi
+	: >"$DIAG"
+}
+
+# aws-protect's trace is the sequence protect.c describes: the hot set
+# written and read --passes times, then per wave (a new region each, so
+# new pages even where munmap let the next one reuse the address) its
+# --chunks pieces written, each followed by a pass over the hot set.
+case_protect_trace() {
+	awk 'BEGIN {
+		H = 512; WP = 1024; W = 2; P = 2; K = 3
+		for (p = 0; p <= P; p++) for (i = 0; i < H; i++) print i
+		for (w = 0; w < W; w++) for (c = 0; c < K; c++) {
+			lo = int(WP * c / K); hi = int(WP * (c + 1) / K)
+			for (i = lo; i < hi; i++) print H + w * WP + i
+			for (i = 0; i < H; i++) print i
+		}
+	}' >"$TMP/want"
+	run protect --hot 2M --wave 4M --waves 2 --passes 2 --chunks 3 --save-trace "$TMP/wl.trace"
+	expect_rc 0 || return 1
+	check_result protect || return 1
+	trace_is "$TMP/want" || return 1
+	run protect --hot 2M --wave 4M --waves 2 --passes 2 --chunks 2 --save-trace "$TMP/wl.trace"
+	if trace_is "$TMP/want"; then
+		diag "2 chunks match the trace of 3"
+		return 1
+	fi
+	: >"$DIAG"
+	run protect --hot 2M --wave 4M --waves 1 --corrupt-test --save-trace "$TMP/wl.trace"
+	expect_rc 2
+}
+
 case_randw_writes() {
 	run randw --size 4M --threads 4 --writes 1000 --verify-writes
 	expect_rc 0 || return 1
@@ -394,7 +545,8 @@ if [ "$SET" = all ]; then
 		done
 	done
 	CASES="$CASES randw:size_forms protect:size_percent_of_limit protect:size_bad_limit_env"
-	CASES="$CASES zipf:zipf_trace_matches_sim"
+	CASES="$CASES zipf:zipf_trace_matches_sim loop:loop_trace_matches_sim"
+	CASES="$CASES randw:randw_trace_matches_sim thrash:thrash_trace protect:protect_trace"
 fi
 
 total=0

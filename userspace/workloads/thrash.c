@@ -16,6 +16,10 @@
  * --scale F multiplies every default size (explicit sizes are used as is).
  * Accesses read and verify every page; --write also rewrites each page with
  * the next generation.
+ *
+ * The sequence of pages touched depends on the options alone (not on
+ * --seed, which only changes the pattern written): --save-trace (common.c)
+ * writes it, and qemu/opt.py replays it for Belady's OPT.
  */
 #include "common.h"
 

@@ -16,8 +16,9 @@
  * The tables and the streams are include/aws_zipf.h, which the simulator's
  * zipf pattern uses too: with --threads 1, "aws-sim --pattern zipf" replays
  * exactly the pages this program touches (docs/trace-format.md gives the
- * equivalent command lines), and --save-trace FILE writes them in the
- * simulator's binary trace format so that a test can compare the two.
+ * equivalent command lines), and --save-trace FILE (common.c) writes them
+ * in the simulator's binary trace format so that a test can compare the
+ * two.
  *
  * Throughput (records_per_sec) rises when the kernel keeps the hot chunks
  * resident, i.e. when refaults of hot pages are detected as workingset.
@@ -37,7 +38,6 @@ enum {
 	OPT_SECONDS,
 	OPT_RECORDS,
 	OPT_ALPHA,
-	OPT_SAVE_TRACE,
 };
 
 struct worker {
@@ -64,68 +64,16 @@ static void usage(FILE *f)
 		"                  --records is given there is no time limit)\n"
 		"  --records N     stop each worker after N records (default: none)\n"
 		"  --alpha A       zipf exponent, 0 < A <= 5 (default 1.0)\n"
-		"  --save-trace FILE  write every page index touched, the fill and\n"
-		"                  each record's verify pass, to FILE in aws-sim's\n"
-		"                  binary trace format (docs/trace-format.md);\n"
-		"                  --threads 1 only, not with --corrupt-test\n"
+		"\n"
+		"--save-trace records the fill and each record's verify pass (the\n"
+		"copy re-reads pages touched an instant before).\n"
 		"\n"
 		"RESULT keys: records records_per_sec threads alpha chunks chunk_bytes\n"
-		"             run_seconds + common keys\n"
+		"             run_seconds record_majfaults + common keys\n"
+		"             (record_majfaults: ru_majflt over the records, all\n"
+		"             threads)\n"
 		"\n");
 	aws_common_usage(f);
-}
-
-/*
- * --save-trace: the pages touched, as little-endian u32 records after the
- * 24-byte AWSTRACE header of docs/trace-format.md.  The record count in the
- * header is written at the end.  Buffered by stdio, not in the region's
- * memory cgroup's anon memory.
- */
-static FILE *trace_f;
-static uint64_t trace_len;
-
-static void put_le(unsigned char *b, uint64_t v, unsigned int width)
-{
-	unsigned int i;
-
-	for (i = 0; i < width; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void trace_header(void)
-{
-	unsigned char hdr[24];
-
-	memcpy(hdr, "AWSTRACE", 8);
-	put_le(hdr + 8, 1, 4);		/* version */
-	put_le(hdr + 12, 4, 4);		/* record size: u32 */
-	put_le(hdr + 16, trace_len, 8);
-	if (fwrite(hdr, 1, sizeof(hdr), trace_f) != sizeof(hdr))
-		aws_fatal("--save-trace: write error");
-}
-
-static inline void trace_page(size_t idx)
-{
-	unsigned char rec[4];
-
-	if (!trace_f)
-		return;
-	put_le(rec, idx, 4);
-	if (fwrite(rec, 1, sizeof(rec), trace_f) != sizeof(rec))
-		aws_fatal("--save-trace: write error");
-	trace_len++;
-}
-
-static void trace_close(void)
-{
-	if (!trace_f)
-		return;
-	if (fseek(trace_f, 0, SEEK_SET))
-		aws_fatal("--save-trace: cannot rewind");
-	trace_header();
-	if (fclose(trace_f))
-		aws_fatal("--save-trace: write error");
-	trace_f = NULL;
 }
 
 static void *worker_fn(void *arg)
@@ -148,10 +96,8 @@ static void *worker_fn(void *arg)
 			break;
 		chunk = aws_zipf_next_chunk(w->zt, &rng);
 		first = aws_zipf_first_page(w->zt, chunk);
-		for (p = 0; p < pages_per_chunk; p++) {
+		for (p = 0; p < pages_per_chunk; p++)
 			aws_page_verify(w->region, first + p);
-			trace_page(first + p);
-		}
 		/*
 		 * The copy reads the same pages again; --save-trace leaves it
 		 * out: they were all touched just now (the verify's accesses
@@ -177,13 +123,13 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
 		{ "records", required_argument, NULL, OPT_RECORDS },
 		{ "alpha",   required_argument, NULL, OPT_ALPHA },
-		{ "save-trace", required_argument, NULL, OPT_SAVE_TRACE },
 		AWS_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *size_arg = "100%", *chunk_arg = "64K", *trace_arg = NULL;
+	const char *size_arg = "100%", *chunk_arg = "64K";
 	uint64_t threads = 1, max_records = 0, records = 0;
 	double seconds = 10, alpha = 1.0, run_seconds;
+	long record_majfaults;
 	int seconds_given = 0, opt;
 	size_t size, chunk_bytes, nchunks, i, bad_page = 0;
 	struct aws_region *region;
@@ -216,9 +162,6 @@ int main(int argc, char **argv)
 		case OPT_ALPHA:
 			alpha = aws_parse_double("--alpha", optarg, 0, 5);
 			break;
-		case OPT_SAVE_TRACE:
-			trace_arg = optarg;
-			break;
 		default:
 			aws_usage_error("unhandled option");
 		}
@@ -230,19 +173,8 @@ int main(int argc, char **argv)
 	size = nchunks * chunk_bytes;
 	if (max_records && !seconds_given)
 		seconds = 0;	/* no time limit */
-	if (trace_arg) {
-		/* the trace must be the one sequence the simulator replays */
-		if (threads != 1)
-			aws_usage_error("--save-trace needs --threads 1: threads interleave as the scheduler runs them");
-		if (aws.corrupt_test)
-			aws_usage_error("--save-trace and --corrupt-test exclude each other");
-		if (size / AWS_PAGE_SIZE > UINT32_MAX)
-			aws_usage_error("--save-trace: more than 2^32 pages");
-		trace_f = fopen(trace_arg, "wb");
-		if (!trace_f)
-			aws_fatal("--save-trace: cannot create %s", trace_arg);
-		trace_header();
-	}
+	/* the trace must be the one sequence the simulator replays */
+	aws_trace_single_thread(threads);
 
 	fprintf(stderr,
 		"aws-zipf: size=%zuMiB chunk=%zuKiB chunks=%zu threads=%" PRIu64
@@ -260,10 +192,8 @@ int main(int argc, char **argv)
 	aws_start();
 
 	region = aws_region_alloc("zipf", size);
-	for (i = 0; i < region->npages; i++) {
+	for (i = 0; i < region->npages; i++)
 		aws_page_write(region, i, 1);
-		trace_page(i);
-	}
 	if (aws.corrupt_test) {
 		/* a page in the hottest chunk: workers will trip over it */
 		bad_page = zt.perm[0] * (chunk_bytes / AWS_PAGE_SIZE) +
@@ -279,11 +209,12 @@ int main(int argc, char **argv)
 		workers[i].max_records = max_records;
 		workers[i].stop = &stop;
 	}
+	record_majfaults = aws_majflt();
 	run_seconds = aws_run_workers(threads, worker_fn, workers,
 				      sizeof(*workers), seconds, &stop);
+	record_majfaults = aws_majflt() - record_majfaults;
 	for (i = 0; i < threads; i++)
 		records += workers[i].records;
-	trace_close();
 
 	/* "then checks it": detection must not depend on the sampling */
 	if (aws.corrupt_test)
@@ -297,6 +228,7 @@ int main(int argc, char **argv)
 	aws_result_u64("chunks", nchunks);
 	aws_result_u64("chunk_bytes", chunk_bytes);
 	aws_result_double("run_seconds", run_seconds, 3);
+	aws_result_i64("record_majfaults", record_majfaults);
 	opt = aws_finish();
 
 	aws_region_free(region);

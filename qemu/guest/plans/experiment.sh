@@ -79,7 +79,7 @@ cell() {
 # the loop it is designed for.  The full plan runs
 # every policy on every cell with the seed's zipf grid, 1 and 8 threads.
 if [ "$PLAN" = short ]; then
-	REPS=3 ROUNDS=3 ZSEC=3 RSEC=2 ZLIM=16M
+	REPS=3 ROUNDS=3 ZREC=6000 RWRITES=28000 ZLIM=16M
 	ZALPHAS="0.5 0.9 1.3" ZT8ALPHAS="0.9"
 	ZPOLS="nomod baseline protect detect"
 	RPOLS="nomod baseline baseline-r3 protect detect"
@@ -92,7 +92,7 @@ if [ "$PLAN" = short ]; then
 elif [ "$PLAN" = seed ]; then
 	REPS=3
 else
-	REPS=5 ROUNDS=8 ZSEC=5 RSEC=8 ZLIM=64M
+	REPS=5 ROUNDS=8 ZREC=10000 RWRITES=64000 ZLIM=64M
 	ZALPHAS="0.1 0.3 0.5 0.7 0.9 1.1 1.3" ZT8ALPHAS=$ZALPHAS
 	ZPOLS=$POLICIES
 	RPOLS="$POLICIES baseline-r3 protect-r1 protect-r3 detect-r3"
@@ -118,49 +118,60 @@ if [ "$PLAN" = seed ]; then
 		--records 4096
 fi
 
-# thrash at the seed's proportions (cold 512, hot-1 96, hot-2 96, slice 128
-# of ~280 MB usable), scaled by 1/4; and the "detect regime", where hot-2's
-# reuse distance lies beyond what 6.1's two-reference rule lets an inactive
-# page survive but within what refault detection can see.
-cell thrash-seed 70M "$SPOLS" aws-thrash --cold 128M --hot1 24M --hot2 24M \
-	--cold-slice 32M --rounds $ROUNDS
-cell thrash-detect 70M "$TPOLS" aws-thrash --cold 128M --hot1 40M --hot2 12M \
-	--cold-slice 48M --rounds $ROUNDS
-# the cover letter's protection example: a hot set of half the memory (its
-# 50 of 100 pages) that fits, used-once waves that do not; the hot set is
-# re-read twice per wave (--chunks 2).  protect-dense re-reads it 16 times
-# per wave (full plan only).
-cell protect 64M "$PPOLS" aws-protect --hot 32M --wave 64M --waves 3 --chunks 2
-[ "$PLAN" = full ] && cell protect-dense 64M "$PPOLS" aws-protect --hot 32M --wave 64M \
-	--waves 3 --chunks 16
-# issue 13's loop: a 160M region first written, then read 4 times in the
-# same order, in 128M (the simulator's --pattern loop --loop-mb 160 --loops
-# 4 --frames-mb 128, the same sequence; docs/trace-format.md).  Stock,
-# MGLRU and plain LRU miss every access of the loops; OPT misses a fifth.
-# The stable policy is designed for it.
-cell loop 128M "$LPOLS" aws-loop --size 160M --loops 4
-# ebizzy-like zipf reads at 2x the memory limit, by 1 thread and by 8 (the
-# seed's two thread counts; 8 threads share the guest's 2 vCPUs).
-zipf_cell() { # zipf_cell THREADS ALPHA
-	cell "zipf-t$1-a$2" "$ZLIM" "$ZPOLS" aws-zipf --size $((2 * ${ZLIM%M}))M \
-		--threads "$1" --alpha "$2" --seconds "$ZSEC"
-}
-for a in $ZALPHAS; do zipf_cell 1 "$a"; done
-for a in $ZT8ALPHAS; do zipf_cell 8 "$a"; done
-# vm-scalability swap-w-rand-mt: random writes by 2 threads over 2x memory;
-# plus the anon inactive ratio knob (the seed's patch 1 is ratio 1; the
-# sqrt rule gives 1 below 1 GB, 3 at 1 GB, 7 at 5 GB).
-cell randw $ZLIM "$RPOLS" aws-randw --size $((2 * ${ZLIM%M}))M --threads 2 --seconds $RSEC
-# global memory pressure (second, smaller guest: aws.args=...,global): no
-# memcg limit, the workload is larger than the guest's free memory, so
-# reclaim is global (kswapd and direct reclaim on the node).  In a 128 MB
-# guest the hot set (32M) fits, hot set + a wave (96M) does not; here the
-# hot set is re-read 16 times per wave (with 2, every policy loses all of it
-# every wave at this size).
-[[ " $GCELLS " == *" protect-global "* ]] && cell protect-global global "$GPOLS" \
-	aws-protect --hot 32M --wave 64M --waves 3 --chunks 16
-[[ " $GCELLS " == *" thrash-global "* ]] && cell thrash-global global "$GPOLS" \
-	aws-thrash --cold 128M --hot1 40M --hot2 12M --cold-slice 48M --rounds $ROUNDS
+# The short and full plans: the seed's experiments scaled to fit a 512 MB
+# guest, and the cells the seed did not have.
+if [ "$PLAN" != seed ]; then
+	# thrash at the seed's proportions (cold 512, hot-1 96, hot-2 96, slice 128
+	# of ~280 MB usable), scaled by 1/4; and the "detect regime", where hot-2's
+	# reuse distance lies beyond what 6.1's two-reference rule lets an inactive
+	# page survive but within what refault detection can see.
+	cell thrash-seed 70M "$SPOLS" aws-thrash --cold 128M --hot1 24M --hot2 24M \
+		--cold-slice 32M --rounds $ROUNDS
+	cell thrash-detect 70M "$TPOLS" aws-thrash --cold 128M --hot1 40M --hot2 12M \
+		--cold-slice 48M --rounds $ROUNDS
+	# the cover letter's protection example: a hot set of half the memory (its
+	# 50 of 100 pages) that fits, used-once waves that do not; the hot set is
+	# re-read twice per wave (--chunks 2).  protect-dense re-reads it 16 times
+	# per wave (full plan only).
+	cell protect 64M "$PPOLS" aws-protect --hot 32M --wave 64M --waves 3 --chunks 2
+	[ "$PLAN" = full ] && cell protect-dense 64M "$PPOLS" aws-protect --hot 32M --wave 64M \
+		--waves 3 --chunks 16
+	# issue 13's loop: a 160M region first written, then read 4 times in the
+	# same order, in 128M (the simulator's --pattern loop --loop-mb 160 --loops
+	# 4 --frames-mb 128, the same sequence; docs/trace-format.md).  Stock,
+	# MGLRU and plain LRU miss every access of the loops; OPT misses a fifth.
+	# The stable policy is designed for it.
+	cell loop 128M "$LPOLS" aws-loop --size 160M --loops 4
+	# ebizzy-like zipf reads at 2x the memory limit, by 1 thread and by 8 (the
+	# seed's two thread counts; 8 threads share the guest's 2 vCPUs).  A fixed
+	# number of records, ZREC in all (shared among the threads), so that every
+	# policy does the same work and OPT has the same trace (qemu/opt.py).  ZREC
+	# and RWRITES take about the guest time the timed cells took (3 and 2 s in
+	# the short plan, measured under TCG; 5 and 8 s in the full plan, estimated
+	# from a run on a loaded host).
+	zipf_cell() { # zipf_cell THREADS ALPHA
+		cell "zipf-t$1-a$2" "$ZLIM" "$ZPOLS" aws-zipf --size $((2 * ${ZLIM%M}))M \
+			--threads "$1" --alpha "$2" --records $((ZREC / $1))
+	}
+	for a in $ZALPHAS; do zipf_cell 1 "$a"; done
+	for a in $ZT8ALPHAS; do zipf_cell 8 "$a"; done
+	# vm-scalability swap-w-rand-mt: random writes by 2 threads over 2x memory,
+	# RWRITES in all, a fixed count as zipf's records;
+	# plus the anon inactive ratio knob (the seed's patch 1 is ratio 1; the
+	# sqrt rule gives 1 below 1 GB, 3 at 1 GB, 7 at 5 GB).
+	cell randw $ZLIM "$RPOLS" aws-randw --size $((2 * ${ZLIM%M}))M --threads 2 \
+		--writes $((RWRITES / 2))
+	# global memory pressure (second, smaller guest: aws.args=...,global): no
+	# memcg limit, the workload is larger than the guest's free memory, so
+	# reclaim is global (kswapd and direct reclaim on the node).  In a 128 MB
+	# guest the hot set (32M) fits, hot set + a wave (96M) does not; here the
+	# hot set is re-read 16 times per wave (with 2, every policy loses all of it
+	# every wave at this size).
+	[[ " $GCELLS " == *" protect-global "* ]] && cell protect-global global "$GPOLS" \
+		aws-protect --hot 32M --wave 64M --waves 3 --chunks 16
+	[[ " $GCELLS " == *" thrash-global "* ]] && cell thrash-global global "$GPOLS" \
+		aws-thrash --cold 128M --hot1 40M --hot2 12M --cold-slice 48M --rounds $ROUNDS
+fi
 
 # ---- helpers -------------------------------------------------------------
 # Under TCG every fork+exec costs tens of ms, so the per-run bookkeeping is
