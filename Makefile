@@ -101,7 +101,7 @@ bench-cost: deps kernel rootfs tools
 	@bash qemu/bench-cost.sh
 
 shell: deps kernel rootfs tools
-	@bash qemu/run-guest.sh --plan shell --interactive --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
+	@python3 qemu/runner.py shell --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
 
 # Kernel style on the C we own (module, policy core) and on the patch series;
 # ShellCheck on every shell script.

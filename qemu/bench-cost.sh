@@ -46,16 +46,11 @@ for b in $(seq 1 "$BOOTS"); do
 		mod=1
 		[ $k = unpatched ] && mod=0
 		stage "bench-cost: $k kernel (boot $b of $BOOTS), $REPS reps per configuration"
-		rc=0
-		bash "$AWS_TOP/qemu/run-guest.sh" --plan bench-cost --variant $k --cpus 1 --mem 512M \
-			--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" \
-			--append "norandmaps aws.args=module=$mod,reps=$REPS,writes=$WRITES,size=$SIZE,limit=$LIMIT" ||
-			rc=$?
 		RUN=$AWS_BUILD/runs/bench-cost-$k
-		grep '^# bench-cost:' "$RUN/ktap.log" | sed 's/^# bench-cost: /   /' || true
-		[ $rc = 0 ] || die "the $k guest failed (status $rc), see $RUN/console.log"
-		grep -q '^# aws-guest: plan exit status 0' "$RUN/ktap.log" ||
-			die "the $k guest's plan failed, see $RUN/ktap.log"
+		python3 "$AWS_TOP/qemu/runner.py" boot bench-cost --variant $k --cpus 1 --mem 512M \
+			--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" --progress \
+			--append "aws.args=module=$mod,reps=$REPS,writes=$WRITES,size=$SIZE,limit=$LIMIT" ||
+			die "the $k guest failed (above), see $RUN/ktap.log"
 		sed "s/^/kernel=$k\tboot=$b\t/" "$RUN/results/runs.tsv" >>"$OUT/runs.tsv"
 		cp "$RUN/results/info.txt" "$OUT/info-$k-$b.txt"
 		cp "$RUN/qemu-cmdline" "$OUT/qemu-cmdline-$k"

@@ -59,7 +59,7 @@ PY=$(aws_python) || die "no python3 with pandas and matplotlib (run: make deps)"
 # test, make tools or kernel rebuild in the same tree during the run would
 # otherwise rewrite an image under a running guest (seen: the tools disk
 # vanished mid-run), and bash reads a script as it runs it, so an edit of
-# run-guest.sh during a boot breaks that boot (seen too).  The guests run
+# a host script during a boot breaks that boot (seen too).  The guests run
 # from $SNAP with AWS_BUILD pointing there; their run folders stay in
 # build/runs/ (a symlink).
 SNAP=$AWS_BUILD/experiment-snapshot
@@ -77,7 +77,8 @@ snapshot() {
 		rm -rf "$SNAP"
 		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/qemu/guest/plans" \
 			"$SNAP/userspace"
-		cp "$AWS_TOP"/qemu/{run-guest.sh,lib.sh,probe-accel.sh} "$SNAP/qemu/" &&
+		cp "$AWS_TOP"/qemu/{runner.py,lib.sh,console-patterns,ktap-count.awk,manifest} \
+			"$SNAP/qemu/" &&
 			cp "$AWS_TOP/qemu/guest/plans/experiment.sh" "$SNAP/qemu/guest/plans/" || return 1
 		ln -s "$AWS_BUILD/runs" "$SNAP/runs"
 		[ -f "$AWS_BUILD/accel" ] && cp "$AWS_BUILD/accel" "$SNAP/"
@@ -98,44 +99,23 @@ snapshot() {
 	return 1
 }
 # Probe KVM once, before the two guests that boot at the same time.
-bash "$AWS_TOP/qemu/probe-accel.sh" "$AWS_BUILD/kernel-$VARIANT/arch/x86/boot/bzImage" >/dev/null ||
+python3 "$AWS_TOP/qemu/runner.py" accel --variant "$VARIANT" >/dev/null ||
 	die "could not decide between KVM and TCG (see build/logs/kvm-probe.log)"
 snapshot || die "could not take a consistent copy of the kernel, rootfs and tools images (being rebuilt?)"
 export AWS_BUILD=$SNAP
 
-# boot NAME MEM ARGS [KERNEL-ARGS]: one guest running the experiment plan;
-# its '# ' progress lines (on the clean channel, ktap.log) are shown as they
-# come.  Polling by line count, not tail -F: run-guest.sh rewrites the file
-# in place when the guest has finished.  Sets BOOT_RC.
+# boot NAME MEM ARGS [KERNEL-ARGS]: one guest running the experiment plan,
+# its '# ' progress lines shown as they come.  Fails the make run unless the
+# guest ran its plan to the end on a clean kernel (runner exit status 0, or
+# 4: the plan counted failed runs, which results.py reports from the data
+# kept below) and wrote its runs.
 boot() {
-	local name=$1 mem=$2 args=$3 kargs=${4:-} run=$AWS_BUILD/runs/$1 shown=0 gpid n
-	rm -rf "$run"
-	bash "$SNAP/qemu/run-guest.sh" --plan experiment --name "$name" --mem "$mem" \
-		--cpus $CPUS --swap $SWAP --variant "$VARIANT" --timeout "$TIMEOUT" \
-		--append "aws.args=${args// /,}${kargs:+ $kargs}" &
-	gpid=$!
-	while :; do
-		sleep 2
-		if [ -f "$run/ktap.log" ]; then
-			n=$(wc -l <"$run/ktap.log")
-			if [ "$n" -gt "$shown" ]; then
-				sed -n "$((shown + 1)),${n}p" "$run/ktap.log" | tr -d '\r' |
-					grep '^# ' | sed 's/^/   /'
-				shown=$n
-			fi
-		fi
-		kill -0 $gpid 2>/dev/null || break
-	done
-	wait $gpid
-	BOOT_RC=$?
-	if [ $BOOT_RC != 0 ] || [ ! -f "$run/results/runs.tsv" ]; then
-		case $BOOT_RC in
-		2) why="exit status 2: the guest kernel reported a problem (panic, oops, WARN, lockup) or run-guest.sh failed" ;;
-		3) why="the guest timed out or stopped before finishing its plan" ;;
-		0) why="the guest wrote no runs.tsv" ;;
-		*) why="run-guest.sh failed (exit status $BOOT_RC)" ;;
-		esac
-		echo "error: make run: $why; console log: ${run#"$AWS_TOP"/}/console.log," \
+	local name=$1 mem=$2 args=$3 kargs=${4:-} run=$AWS_BUILD/runs/$1 rc=0
+	python3 "$SNAP/qemu/runner.py" boot experiment --name "$name" --mem "$mem" \
+		--cpus $CPUS --swap $SWAP --variant "$VARIANT" --timeout "$TIMEOUT" --progress \
+		--append "aws.args=${args// /,}${kargs:+ $kargs}" || rc=$?
+	if { [ $rc != 0 ] && [ $rc != 4 ]; } || [ ! -f "$run/results/runs.tsv" ]; then
+		echo "error: make run: the $name guest failed (above) or wrote no runs.tsv;" \
 			"partial data in ${run#"$AWS_TOP"/}/results/" >&2
 		exit 1
 	fi

@@ -79,41 +79,13 @@ patch_series() {
 	fi
 }
 
-# Kernel problems on a guest console, one extended regex each, and the shell
-# errors of a guest script (a plan that skips a cell on a syntax error has
-# not done its job either).  This list is
-# the only one: run-guest.sh fails a run on any of them, stress.sh counts
-# them, test.sh checks that its negative guests trip them, and
-# qemu/test-console-scan.sh proves on canned consoles that each one trips the
-# scan and that an OOM kill (which prints a call trace too) does not.
-AWS_CONSOLE_PATTERNS=(
-	'Kernel panic'
-	'Oops'
-	'BUG:'
-	'kernel BUG at'
-	'WARNING:'
-	'INFO: task .* blocked for more than'
-	'detected (expedited )?stalls'
-	'self-detected stall'
-	'soft lockup'
-	'hard LOCKUP'
-	'general protection fault'
-	'KASAN'
-	'UBSAN'
-	'kmemleak: [0-9]+ new suspected'
-	'int3: '
-	'Bad swap file entry'
-	'Bad swap offset entry'
-	'page allocation failure'
-	'\.sh: line [0-9]+: .*(syntax error|command not found|unbound variable|bad substitution)'
-)
-console_regex() {
-	local IFS='|'
-	echo "${AWS_CONSOLE_PATTERNS[*]}"
-}
-# console_scan FILE...: print the console lines that report a kernel problem
-# (FILE:LINE:TEXT); exit status 0 if there is any, 1 if none, 2 on error.
-console_scan() { grep -EnH -- "$(console_regex)" "$@"; }
+# Kernel problems (and guest script errors) on a guest console: the
+# patterns are qemu/console-patterns, the scan is qemu/runner.py's, the one
+# that judges every guest run.  console_scan FILE...: print the lines that
+# match (FILE:LINE:TEXT); exit status 0 if any, 1 if none, 2 on error.
+console_scan() { python3 "$AWS_TOP/qemu/runner.py" scan "$@"; }
+# console_patterns: the patterns, one a line.
+console_patterns() { grep -v '^#' "$AWS_TOP/qemu/console-patterns" | grep -v '^$'; }
 
 # The manifest (qemu/manifest): for each guest run, the suites it runs, in
 # order, and how many cases each must emit.  Lines "RUN SUITE CASES".
@@ -122,15 +94,4 @@ AWS_MANIFEST=$AWS_TOP/qemu/manifest
 manifest_suites() {
 	awk -v r="$1" '$1 !~ /^#/ && NF == 3 && $1 == r { printf "%s%s", s, $2; s = " " }
 		END { print "" }' "$AWS_MANIFEST"
-}
-# guest_count RUNDIR [SUITE...]: count the results of a guest run (its
-# ktap.log) against the manifest: SUITEs are the suites it had to run, in
-# order.  Prints one "problem: ..." line per discrepancy, then
-# "passed failed skipped"; missing cases and every problem count as failures.
-guest_count() {
-	local dir=$1
-	shift
-	awk -f "$AWS_TOP/qemu/ktap-count.awk" -v mode=suites -v expect="$*" \
-		-v manifest="$AWS_MANIFEST" -v plan_status="$dir/plan-status" \
-		"$dir/ktap.log"
 }

@@ -11,7 +11,7 @@
 # The suites each guest runs, and their case counts, are the manifest's
 # (runs "stress" and "stress-nomemcg").  Prints the figures at the end;
 # fails if any test failed or is missing, any page failed verification or
-# the kernel reported anything (console_scan, qemu/lib.sh).
+# the kernel reported anything (qemu/runner.py judges each guest).
 # STRESS_SCALE=short: 20 cycles, 200 flips, 4 s loads (make test runs the
 # same suites smaller still).
 set -uo pipefail
@@ -23,10 +23,6 @@ if [ "${STRESS_SCALE:-long}" = short ]; then
 else
 	ENV=AWS_CYCLES=200,AWS_FLIPS=10000,AWS_STRESS_SECONDS=30 TIMEOUT=5400
 fi
-# the debug kernel (KASAN, lockdep, kmemleak) runs several times slower
-SLOW=1
-[ "$VARIANT" = debug ] && SLOW=4
-TIMEOUT=$((TIMEOUT * SLOW))
 T0=$SECONDS
 rc_all=0
 # run folders per variant, so a debug campaign can run beside a default one
@@ -34,29 +30,22 @@ R=stress
 [ "$VARIANT" = default ] || R=stress-$VARIANT
 
 S1=$(manifest_suites stress) S2=$(manifest_suites stress-nomemcg)
+# (timeouts are the default kernel's: the runner scales them for debug)
 stage "stress: $S1 ($ENV)"
-bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$R" --variant "$VARIANT" --mem 512M \
-	--timeout "$TIMEOUT" --append "aws.args=${S1// /,} aws.env=AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV"
-rc=$?
-[ $rc = 0 ] || rc_all=1
-stage_done "run-guest.sh exit status $rc"
+python3 "$AWS_TOP/qemu/runner.py" boot test --name "$R" --variant "$VARIANT" --mem 512M \
+	--timeout "$TIMEOUT" --suites "$S1" \
+	--append "aws.args=${S1// /,} aws.env=AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV" || rc_all=1
+stage_done
 stage "stress: boot with cgroup_disable=memory: $S2"
-bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$R-nomemcg" --variant "$VARIANT" --mem 256M \
-	--timeout $((900 * SLOW)) --append "cgroup_disable=memory aws.args=${S2// /,}"
-rc=$?
-[ $rc = 0 ] || rc_all=1
-stage_done "run-guest.sh exit status $rc"
+python3 "$AWS_TOP/qemu/runner.py" boot test --name "$R-nomemcg" --variant "$VARIANT" \
+	--mem 256M --timeout 900 --suites "$S2" \
+	--append "cgroup_disable=memory aws.args=${S2// /,}" || rc_all=1
+stage_done
 
 logs=("$AWS_BUILD/runs/$R/ktap.log" "$AWS_BUILD/runs/$R-nomemcg/ktap.log")
 cons=("$AWS_BUILD/runs/$R/console.log" "$AWS_BUILD/runs/$R-nomemcg/console.log")
-p=0 f=0 s=0
-for run in "$R:$S1" "$R-nomemcg:$S2"; do
-	# shellcheck disable=SC2086 # the suite list is words
-	out=$(guest_count "$AWS_BUILD/runs/${run%%:*}" ${run#*:})
-	read -r rp rf rs < <(tail -n 1 <<<"$out")
-	grep '^problem: ' <<<"$out" | sed "s/^problem: /   ${run%%:*}: /"
-	p=$((p + rp)) f=$((f + rf)) s=$((s + rs))
-done
+read -r p f s < <(python3 "$AWS_TOP/qemu/runner.py" total "$AWS_BUILD/runs/$R" \
+	"$AWS_BUILD/runs/$R-nomemcg")
 fig() { cat "${logs[@]}" | sed -n "s/.*# figure $1=\([0-9]*\).*/\1/p" | awk '{ t += $1 } END { print t + 0 }'; }
 res() { cat "${logs[@]}" | grep -o "RESULT .*" | tr ' ' '\n' | sed -n "s/^$1=//p" |
 	awk '$1 >= 0 { t += $1 } END { printf "%d\n", t }'; }

@@ -22,23 +22,23 @@
 # last passed.
 # AWS_SUITES="a b" runs just those suites in one guest instead (AWS_ENV=
 # "AWS_X=1,AWS_Y=2" passes settings to them; their counts still come from
-# the manifest).  VARIANT=debug allows 4x the time.
+# the manifest).  VARIANT=debug: the runner allows the debug kernel its
+# longer time.
 #
-# Every result is a KTAP line somewhere: build/logs/unit.ktap (unit tests,
-# the simulator's and the workloads' self-tests, the tests of the console
-# scanner, of check-style.sh, of the result count and of the results
-# analysis, qemu/results.py), build/logs/host.ktap
-# (host-side checks), build/runs/<run>/ktap.log
-# (guest suites).  Every KTAP document must emit exactly the cases its plan
+# Every guest boots through qemu/runner.py, which judges it and writes its
+# verdict (kernel clean or not, and its KTAP counted against the manifest)
+# to build/runs/<run>/verdict.json.  Every result is a KTAP line somewhere:
+# build/logs/unit.ktap (unit tests, the simulator's and the workloads'
+# self-tests, the tests of the console scanner, of check-style.sh, of the
+# result count, of the runner's judging and of the results analysis,
+# qemu/results.py), build/logs/host.ktap (host-side checks),
+# build/runs/<run>/ktap.log (guest suites).  Every KTAP document must emit exactly the cases its plan
 # line announces.  Exit status is non-zero if anything failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 VARIANT=${1:-default}
-# The debug kernel (KASAN, lockdep, kmemleak) runs several times slower.
-SLOW=1
-[ "$VARIANT" = debug ] && SLOW=4
-SUITE_ENV=AWS_SUITE_TIMEOUT=$((600 * SLOW))
+RUNNER=$AWS_TOP/qemu/runner.py
 T0=$SECONDS
 HOST_KTAP=$AWS_LOGS/host.ktap
 host_n=0 HOST_LINES=()
@@ -48,55 +48,56 @@ host_result() { # host_result ok|not-ok NAME [why]: one host-side case
 	else HOST_LINES+=("not ok $host_n $2${3:+ # $3}"); fi
 }
 GUEST_RUNS=()
-declare -A GUEST_SUITES=()
 # guest NAME MEM TIMEOUT KARGS ENV: boot the test plan (in the foreground;
 # the lanes below run in the background) with kernel arguments KARGS and
-# suite settings ENV ("AWS_X=1,AWS_Y=2"); the exit status goes to
-# run-NAME.rc.  The suites are the manifest's for NAME (or AWS_SUITES').
+# suite settings ENV ("AWS_X=1,AWS_Y=2"); the runner's output goes to
+# run-NAME.log, its verdict to build/runs/NAME/verdict.json.  The suites
+# are the manifest's for NAME (or AWS_SUITES').
 guest() {
 	local suites
 	suites=$(guest_suites "$1")
-	bash "$AWS_TOP/qemu/run-guest.sh" --plan test --name "$1" --mem "$2" --cpus 2 \
-		--variant "$VARIANT" --timeout $(($3 * SLOW)) \
-		--append "$4 aws.args=${suites// /,} aws.env=$SUITE_ENV${5:+,$5}" \
-		>"$AWS_LOGS/run-$1.log" 2>&1
-	echo $? >"$AWS_LOGS/run-$1.rc"
+	python3 "$RUNNER" boot test --name "$1" --mem "$2" --cpus 2 --variant "$VARIANT" \
+		--timeout "$3" --suites "$suites" \
+		--append "$4 aws.args=${suites// /,}${5:+ aws.env=$5}" >"$AWS_LOGS/run-$1.log" 2>&1
 }
 guest_suites() { if [ "$1" = test ]; then echo "$AWS_SUITES"; else manifest_suites "$1"; fi; }
-# reap NAME: show a finished guest's host log, record whether its kernel
-# stayed clean.
+# reap NAME: show a finished guest's host log, record whether it ran its
+# plan to the end on a clean kernel (its cases are counted at the end).
 reap() {
-	local rc
+	local status
 	GUEST_RUNS+=("$1")
-	GUEST_SUITES[$1]=$(guest_suites "$1")
-	rc=$(cat "$AWS_LOGS/run-$1.rc" 2>/dev/null || echo 3)
 	sed 's/^/   /' "$AWS_LOGS/run-$1.log"
-	case $rc in
-	0) host_result ok "guest_${1}_clean" ;;
-	2) host_result not-ok "guest_${1}_clean" "kernel problem, see build/runs/$1/console.log" ;;
-	*) host_result not-ok "guest_${1}_clean" "timeout or early stop, see build/runs/$1/console.log" ;;
+	status=$(verdict "$1" status)
+	case $status in
+	ok | tests-failed) host_result ok "guest_${1}_clean" ;;
+	*) host_result not-ok "guest_${1}_clean" "$status: $(verdict "$1" reason)" ;;
 	esac
+}
+# verdict RUN FIELD: one field of the runner's verdict on RUN ("none" if
+# it wrote none).
+verdict() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+		"$AWS_BUILD/runs/$1/verdict.json" "$2" 2>/dev/null || echo none
 }
 # negative_guest: the harness's negative tests, one guest with three
 # sections (qemu/guest/plans/negative.sh): the smoke module fires a WARN_ON,
 # then stalls RCU, then the kernel is crashed.  The run must be reported as
-# a kernel problem (run-guest.sh exit status 2), and the shared console scan
+# a kernel problem (the runner's verdict), and the shared console scan
 # must trip on each section on its own, with that section's own pattern.
 negative_guest() {
-	bash "$AWS_TOP/qemu/run-guest.sh" --plan negative --name negative --mem 256M --cpus 2 \
-		--variant "$VARIANT" --timeout $((150 * SLOW)) >"$AWS_LOGS/run-negative.log" 2>&1
-	echo $? >"$AWS_LOGS/run-negative.rc"
+	python3 "$RUNNER" boot negative --name negative --mem 256M --cpus 2 --variant "$VARIANT" \
+		--timeout 150 >"$AWS_LOGS/run-negative.log" 2>&1
 }
 # negative_check NAME SECTION PATTERN: the console lines between the marker
 # of SECTION and the next marker must trip console_scan, on a line matching
 # PATTERN; the boot before the first marker must not trip it at all.
 negative_check() {
-	local name=$1 sec=$2 pat=$3 rc log=$AWS_BUILD/runs/negative/console.log hits
+	local name=$1 sec=$2 pat=$3 status log=$AWS_BUILD/runs/negative/console.log hits
 	local part=$AWS_BUILD/runs/negative/section-$sec.log
-	rc=$(cat "$AWS_LOGS/run-negative.rc" 2>/dev/null || echo none)
+	status=$(verdict negative status)
 	awk -v s="$sec" '/aws-negative: section / { on = ($NF == s) } on' "$log" >"$part" 2>/dev/null
-	if [ "$rc" != 2 ]; then
-		host_result not-ok "$name" "run-guest.sh exit $rc, expected 2 (kernel problem)"
+	if [ "$status" != kernel-problem ]; then
+		host_result not-ok "$name" "the runner's verdict is '$status', expected kernel-problem"
 	elif [ ! -s "$part" ]; then
 		host_result not-ok "$name" "no '$sec' section in $log"
 	elif hits=$(awk '/aws-negative: section / { exit } { print }' "$log" >"$part.boot" &&
@@ -110,7 +111,7 @@ negative_check() {
 		host_result ok "$name" "$(grep -Em1 -- "$pat" <<<"$hits" | cut -d: -f3- | cut -c1-70)"
 	fi
 }
-# unit_tests: the host-side tests, seven KTAP documents (each checked
+# unit_tests: the host-side tests, eight KTAP documents (each checked
 # against its own plan line) in build/logs/unit.ktap, exit status in
 # unit.rc.  They run beside the guests (everything they need is built by
 # then), on the CPU time the guests leave.
@@ -125,11 +126,12 @@ unit_tests() {
 	bash "$AWS_TOP/qemu/test-console-scan.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	bash "$AWS_TOP/qemu/test-check-style.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	bash "$AWS_TOP/qemu/test-ktap-count.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	python3 "$AWS_TOP/qemu/test-runner.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	# (no python3 with pandas: the traceback, and a KTAP document short, fail it)
 	"$(aws_python || echo python3)" "$AWS_TOP/qemu/test-results.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	echo $rc >"$AWS_LOGS/unit.rc"
 }
-rm -f "$AWS_LOGS"/run-*.rc "$AWS_LOGS"/run-*.log
+rm -f "$AWS_LOGS"/run-*.log
 
 stage "build: kernel, rootfs, module, workloads, tools disk"
 # Two jobs: on a cold machine debootstrap (mostly waiting on the mirror
@@ -168,8 +170,7 @@ sprob=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=1 "$AWS_LOGS/style.ktap" |
 stage_done "$style_note"
 
 # Probe KVM once here, not in each of the guests started at once below.
-accel=$(bash "$AWS_TOP/qemu/probe-accel.sh" "$AWS_BUILD/kernel-$VARIANT/arch/x86/boot/bzImage") ||
-	{ echo "0 passed, 1 failed"; exit 1; }
+accel=$(python3 "$RUNNER" accel --variant "$VARIANT") || { echo "0 passed, 1 failed"; exit 1; }
 echo "   accelerator: $accel (build/accel caches the verdict)"
 
 rm -f "$AWS_LOGS/unit.rc"
@@ -205,9 +206,9 @@ else
 	stage_done
 fi
 
-stage "unit tests (run beside the guests): policy core, simulator and workloads self-tests, console scanner, style checker, result count, results analysis"
+stage "unit tests (run beside the guests): policy core, simulator and workloads self-tests, console scanner, style checker, result count, runner, results analysis"
 wait $unit_pid
-unit_out=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=7 "$AWS_LOGS/unit.ktap")
+unit_out=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=8 "$AWS_LOGS/unit.ktap")
 read -r up uf us < <(tail -n 1 <<<"$unit_out")
 [ "$(cat "$AWS_LOGS/unit.rc" 2>/dev/null)" = 0 ] || [ "$uf" != 0 ] || uf=1
 stage_done "$up passed, $uf failed"
@@ -216,13 +217,9 @@ grep '^problem: ' <<<"$unit_out" | sed 's/^/   unit: /'
 
 pass=$up failed=$uf skipped=$us
 for run in "${GUEST_RUNS[@]}"; do
-	# shellcheck disable=SC2086 # the suite list is words
-	out=$(guest_count "$AWS_BUILD/runs/$run" ${GUEST_SUITES[$run]})
-	read -r gp gf gs < <(tail -n 1 <<<"$out")
+	read -r gp gf gs < <(python3 "$RUNNER" total "$AWS_BUILD/runs/$run")
 	echo "   $run: $gp passed, $gf failed, $gs skipped ($(grep -h '^    # [a-z]*: [0-9]* s$' \
 		"$AWS_BUILD/runs/$run/ktap.log" | sed 's/^    # //' | tr '\n' ' '))"
-	grep -E '^\s*not ok' "$AWS_BUILD/runs/$run/ktap.log" | sed 's/^ */     /'
-	grep '^problem: ' <<<"$out" | sed 's/^problem: /     count: /'
 	pass=$((pass + gp)) failed=$((failed + gf)) skipped=$((skipped + gs))
 done
 # Every guest run the manifest names must be one that test.sh or stress.sh

@@ -24,16 +24,19 @@ stty -F /dev/ttyS1 raw -echo 2>/dev/null
 # The last aws.NAME=VALUE word of the command line wins.  Builtins only:
 # every fork costs tens of milliseconds under TCG.
 read -r -a words </proc/cmdline
-PLAN='' AWS_ARGS='' env_words=''
+PLAN='' AWS_ARGS='' env_words='' AWS_SLOW=1
 for w in "${words[@]}"; do
 	case $w in
 	aws.plan=*) PLAN=${w#aws.plan=} ;;
 	aws.args=*) AWS_ARGS=${w#aws.args=} ;;
 	aws.env=*) env_words=${w#aws.env=} ;;
+	aws.slow=[1-9]) AWS_SLOW=${w#aws.slow=} ;;
 	esac
 done
 AWS_ARGS=${AWS_ARGS//,/ }
-export AWS_PLAN=$PLAN AWS_ARGS
+# aws.slow=N: this kernel needs N times the default kernel's time (the
+# host's runner sets it; run-suites.sh scales each suite's budget by it)
+export AWS_PLAN=$PLAN AWS_ARGS AWS_SLOW
 # aws.env=KEY=VALUE,KEY=VALUE: settings for the suites (e.g. AWS_CYCLES=200)
 for kv in ${env_words//,/ }; do
 	case $kv in AWS_[A-Z_]*=*) export "${kv?}" ;; esac
