@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make run [PLAN=short|full|seed]`: the policy experiment.  One guest
-# (512 MB) runs the whole memcg-limited policies x workloads matrix in one
-# boot (qemu/guest/plans/experiment.sh); a second, small guest (128 MB;
-# 1 GB for the seed plan), booted alongside it, runs the global-pressure
-# cells, which need a guest whose whole memory is used.  The raw data of
+# `make run [PLAN=short|full|seed]`: the policy experiment.  The plan is a
+# data file, qemu/plans/PLAN.plan (its cells: memory limit, policies,
+# command, question; its repetitions, time limit and guest sizes).  One
+# guest (512 MB) runs the whole memcg-limited policies x workloads matrix
+# in one boot (qemu/guest/plans/experiment.sh); a second guest (the plan's
+# global-guest-mem), booted alongside it, runs the global-pressure cells,
+# which need a guest whose whole memory is used.  qemu/plan.py selects each
+# guest's cells and qemu/runner.py hands them to it.  The raw data of
 # both goes to build/results/<UTC timestamp>/ (never to a tracked file),
 # qemu/opt.py derives each run's page-access trace and its OPT and LRU
 # swap-ins on the host (opt.csv; the workload binaries of the tools disk
@@ -22,27 +25,22 @@
 # build/results/<timestamp>/ (marked by a FAILED file) but
 # build/results/latest is not moved.
 #
-# For a quick look at part of the matrix, AWS_RUN_ARGS is appended to the
-# guest's arguments, e.g.
+# For a quick look at part of the matrix, AWS_RUN_ARGS selects from the
+# plan, e.g.
 #   AWS_RUN_ARGS='n=1,only=thrash-*,policies=protect:detect' make run
-# and AWS_RUN_GLOBAL=0 leaves out the global-pressure guest (only one guest
-# boots; for a selection with no global cell, e.g. only=loop).
+# and a guest none of whose cells is selected does not boot.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PLAN=${1:-short}
 VARIANT=${VARIANT:-default}
 EXTRA=${AWS_RUN_ARGS:-}
-GLOBAL=${AWS_RUN_GLOBAL:-1}
-case $GLOBAL in 0 | 1) ;; *) die "AWS_RUN_GLOBAL must be 0 or 1" ;; esac
-MEM=512M GMEM=128M CPUS=2 SWAP=1G
-case $PLAN in
-short) TIMEOUT=2400 ;;
-full) TIMEOUT=14400 ;;
-# the seed's sizes: its zipf benchmark (2048M) runs in a 1024M guest
-seed) TIMEOUT=5400 GMEM=1024M SWAP=3G ;;
-*) die "unknown plan '$PLAN' (PLAN=short, full or seed)" ;;
-esac
+[ -z "${AWS_RUN_GLOBAL:-}" ] ||
+	echo "note: AWS_RUN_GLOBAL is gone: a guest none of whose cells is selected does not boot" >&2
+MEM=512M CPUS=2
+planget() { python3 "$AWS_TOP/qemu/plan.py" get "$PLAN" "$1" || exit 1; }
+python3 "$AWS_TOP/qemu/plan.py" check "$PLAN" >/dev/null || exit 1
+TIMEOUT=$(planget timeout) SWAP=$(planget swap) GMEM=$(planget global-guest-mem)
 NAME=experiment
 RUN=$AWS_BUILD/runs/$NAME
 RESULTS=$AWS_BUILD/results
@@ -50,7 +48,6 @@ OPTCACHE=$AWS_BUILD/opt-cache
 T0=$SECONDS
 START_UTC=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 TS=$(date -u +%Y%m%dT%H%M%SZ)
-ARGS="$PLAN${EXTRA:+,$EXTRA}"
 
 PY=$(aws_python) || die "no python3 with pandas and matplotlib (run: make deps)"
 
@@ -104,16 +101,33 @@ python3 "$AWS_TOP/qemu/runner.py" accel --variant "$VARIANT" >/dev/null ||
 snapshot || die "could not take a consistent copy of the kernel, rootfs and tools images (being rebuilt?)"
 export AWS_BUILD=$SNAP
 
-# boot NAME MEM ARGS [KERNEL-ARGS]: one guest running the experiment plan,
+# Each guest's cells: MAIN and GLOBAL say which guests have any.
+select_cells() { # select_cells main|global: the plan file, or MAIN/GLOBAL=0
+	local rc=0
+	mkdir -p "$SNAP/input-$1"
+	python3 "$AWS_TOP/qemu/plan.py" select "$PLAN" --boot "$1" --args "$EXTRA" \
+		>"$SNAP/input-$1/plan" || rc=$?
+	case $rc in
+	0) return 0 ;;
+	3) return 1 ;;
+	*) exit 1 ;;
+	esac
+}
+MAIN=1 GLOBAL=1
+select_cells main || MAIN=0
+select_cells global || GLOBAL=0
+[ $MAIN = 1 ] || [ $GLOBAL = 1 ] || die "AWS_RUN_ARGS='$EXTRA' selects no cell of plan '$PLAN'"
+
+# boot NAME MEM main|global [KERNEL-ARGS]: one guest running the experiment,
 # its '# ' progress lines shown as they come.  Fails the make run unless the
 # guest ran its plan to the end on a clean kernel (runner exit status 0, or
 # 4: the plan counted failed runs, which results.py reports from the data
 # kept below) and wrote its runs.
 boot() {
-	local name=$1 mem=$2 args=$3 kargs=${4:-} run=$AWS_BUILD/runs/$1 rc=0
+	local name=$1 mem=$2 kargs=${4:-} run=$AWS_BUILD/runs/$1 rc=0
 	python3 "$SNAP/qemu/runner.py" boot experiment --name "$name" --mem "$mem" \
-		--cpus $CPUS --swap $SWAP --variant "$VARIANT" --timeout "$TIMEOUT" --progress \
-		--append "aws.args=${args// /,}${kargs:+ $kargs}" || rc=$?
+		--cpus $CPUS --swap "$SWAP" --variant "$VARIANT" --timeout "$TIMEOUT" --progress \
+		--input "$SNAP/input-$3/plan" --append "$kargs" || rc=$?
 	if { [ $rc != 0 ] && [ $rc != 4 ]; } || [ ! -f "$run/results/runs.tsv" ]; then
 		echo "error: make run: the $name guest failed (above) or wrote no runs.tsv;" \
 			"partial data in ${run#"$AWS_TOP"/}/results/" >&2
@@ -129,51 +143,50 @@ boot() {
 # panic, reproduced 3 of 3 times, module not loaded); rodata=off keeps those
 # pages out of the allocator.  See docs/results.md.
 GLOG=$AWS_LOGS/experiment-global.log
-if [ "$GLOBAL" = 1 ]; then
-	stage "guests: plan '$PLAN'; memcg-limited cells ($MEM, aws.args=$ARGS) with" \
-		"global-pressure cells ($GMEM, aws.args=$ARGS,global) alongside"
-	boot $NAME-global $GMEM "$ARGS global" "rodata=off" >"$GLOG" 2>&1 &
+rm -rf "$AWS_BUILD/runs/$NAME" "$AWS_BUILD/runs/$NAME-global"
+stage "guests: plan '$PLAN'${EXTRA:+ ($EXTRA)}; memcg-limited cells ($MEM guest):" \
+	"$([ $MAIN = 1 ] && echo yes || echo none selected); global-pressure cells" \
+	"($GMEM guest, alongside): $([ $GLOBAL = 1 ] && echo yes || echo none selected)"
+if [ $GLOBAL = 1 ]; then
+	boot $NAME-global "$GMEM" global "rodata=off" >"$GLOG" 2>&1 &
 	GPID=$!
-	boot $NAME $MEM "$ARGS"
+fi
+[ $MAIN = 1 ] && boot $NAME $MEM main
+if [ $GLOBAL = 1 ]; then
 	echo "   -- global-pressure guest ($GMEM):"
 	wait $GPID
 	grc=$?
 	sed 's/^/   /' "$GLOG"
 	[ $grc = 0 ] || exit 1
-else
-	stage "guest: plan '$PLAN'; memcg-limited cells ($MEM, aws.args=$ARGS) only" \
-		"(AWS_RUN_GLOBAL=0: no global-pressure guest)"
-	rm -rf "$AWS_BUILD/runs/$NAME-global"
-	boot $NAME $MEM "$ARGS"
 fi
 stage_done ""
 
 stage "results: build/results/$TS"
 OUT=$RESULTS/$TS
 mkdir -p "$OUT"
-G=$AWS_BUILD/runs/$NAME-global/results
-GK=$AWS_BUILD/runs/$NAME-global/ktap.log
-if [ "$GLOBAL" = 0 ]; then
-	G=/dev/null/none GK=/dev/null
-fi
-gcat() { [ "$GLOBAL" = 1 ] && cat "$G/$1"; }
+# the guests that booted, main first
+GUESTS=()
+[ $MAIN = 1 ] && GUESTS+=("$AWS_BUILD/runs/$NAME")
+[ $GLOBAL = 1 ] && GUESTS+=("$AWS_BUILD/runs/$NAME-global")
+each() { local g; for g in "${GUESTS[@]}"; do cat "$g/$1"; done; }
 for f in runs.tsv matrix.tsv; do
-	{ cat "$RUN/results/$f"; gcat $f; } >"$OUT/$f"
+	each "results/$f" >"$OUT/$f"
 done
-cp "$RUN/results/guest-info.txt" "$OUT/guest-info.txt"
-[ "$GLOBAL" = 1 ] && cp "$G/guest-info.txt" "$OUT/guest-info-global.txt"
+[ $MAIN = 1 ] && cp "$RUN/results/guest-info.txt" "$OUT/guest-info.txt"
+[ $GLOBAL = 1 ] && cp "$AWS_BUILD/runs/$NAME-global/results/guest-info.txt" \
+	"$OUT/guest-info-global.txt"
 # The workloads' stderr is small (a few lines per run); cap it all the same.
-{ cat "$RUN/results/workloads.log"; gcat workloads.log; } | head -c 2000000 >"$OUT/workloads.log"
-cat "$RUN/ktap.log" "$GK" | tr -d '\r' | grep '^# ' >"$OUT/progress.txt"
+each results/workloads.log | head -c 2000000 >"$OUT/workloads.log"
+each ktap.log | grep '^# ' >"$OUT/progress.txt"
+# the plan (results.py prints each cell's question from it)
+cp "$AWS_TOP/qemu/plans/$PLAN.plan" "$OUT/"
 
-gi() { sed -n "s/^$1 //p" "$OUT/guest-info.txt" | head -n 1; }
+gi() { cat "$OUT"/guest-info*.txt | sed -n "s/^$1 //p" | head -n 1; }
 git_commit=$(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)
 git_dirty=$(git -C "$AWS_TOP" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
-M_COMMAND="make run PLAN=$PLAN${EXTRA:+ AWS_RUN_ARGS=$EXTRA}"
-[ "$GLOBAL" = 1 ] || M_COMMAND+=" AWS_RUN_GLOBAL=0"
-export M_COMMAND
+export M_COMMAND="make run PLAN=$PLAN${EXTRA:+ AWS_RUN_ARGS=$EXTRA}"
 export M_SCRIPT="bash qemu/experiment.sh $PLAN"
-export M_PLAN=$PLAN M_ARGS=$ARGS M_DATE=$START_UTC M_TS=$TS
+export M_PLAN=$PLAN M_ARGS=$EXTRA M_DATE=$START_UTC M_TS=$TS
 M_GUEST_UNAME=$(gi uname_r) M_GUEST_UNAME_V=$(gi uname_v)
 M_PKG="linux-source-6.1 $(kernel_pkg_version)"
 export M_GIT=$git_commit M_GIT_DIRTY=$git_dirty
@@ -185,14 +198,15 @@ M_MOD_VERMAGIC=$(gi module_vermagic)
 M_KERNEL_SHA256=$(sha256sum <"$SNAP/$KIMG" | cut -d' ' -f1)
 M_TOOLS_SHA256=$(sha256sum <"$SNAP/tools-$VARIANT.img" | cut -d' ' -f1)
 M_QEMU="$(qemu-system-x86_64 --version | head -n 1)"
-M_QEMU_CMD="$(cat "$RUN/qemu-cmdline")"
+M_QEMU_CMD="$(cat "$RUN/qemu-cmdline" 2>/dev/null || echo none)"
 M_QEMU_CMD_GLOBAL="$(cat "$AWS_BUILD/runs/$NAME-global/qemu-cmdline" 2>/dev/null || echo none)"
 M_GMEM=$GMEM M_GUEST_S_GLOBAL=$(sed -n 's/^total_s //p' "$OUT/guest-info-global.txt" 2>/dev/null)
-M_ACCEL=$(sed -n 's/.*-accel \([^ ]*\).*/\1/p' "$RUN/qemu-cmdline")
+M_ACCEL=$(each qemu-cmdline | sed -n 's/.*-accel \([^ ]*\).*/\1/p' | head -n 1)
 [ "$GLOBAL" = 1 ] || M_GMEM=none
+[ $MAIN = 1 ] || MEM=none
 export M_MEM=$MEM M_CPUS=$CPUS M_SWAP=$SWAP M_VARIANT=$VARIANT
 M_HOST="$(uname -srm), $(nproc) CPUs"
-M_GUEST_S=$(gi total_s) M_CONSOLE="build/runs/$NAME/console.log build/runs/$NAME-global/console.log"
+M_GUEST_S=$(sed -n 's/^total_s //p' "$OUT/guest-info.txt" 2>/dev/null) M_CONSOLE="build/runs/$NAME/console.log build/runs/$NAME-global/console.log"
 M_PATCHES="$(patch_series | xargs -r -n1 basename | tr '\n' ' ')"
 export M_GUEST_UNAME M_GUEST_UNAME_V M_PKG M_MOD_SRCVERSION M_MOD_SHA256 M_MOD_SRC_HASH M_MOD_VERMAGIC M_KERNEL_SHA256 M_TOOLS_SHA256 M_QEMU M_QEMU_CMD M_QEMU_CMD_GLOBAL M_GMEM M_GUEST_S_GLOBAL M_ACCEL M_HOST M_GUEST_S M_CONSOLE M_PATCHES
 "$PY" - "$OUT/meta.json" <<'EOF'
@@ -200,7 +214,7 @@ import json, os, sys
 e = os.environ
 meta = {
     "command": e["M_COMMAND"], "script": e["M_SCRIPT"], "plan": e["M_PLAN"],
-    "guest_args": e["M_ARGS"], "date_utc": e["M_DATE"], "results_dir": "build/results/" + e["M_TS"],
+    "selection": e["M_ARGS"] or None, "date_utc": e["M_DATE"], "results_dir": "build/results/" + e["M_TS"],
     "guest_kernel": e["M_GUEST_UNAME"], "guest_kernel_build": e["M_GUEST_UNAME_V"],
     "kernel_package": e["M_PKG"], "patches": e["M_PATCHES"].split(),
     "git_commit": e["M_GIT"], "git_tracked_files_modified": int(e["M_GIT_DIRTY"]),

@@ -52,6 +52,8 @@ import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
 import numpy as np
 import pandas as pd
 
+import plan  # qemu/plan.py: the cells' questions
+
 # Workload -> (RESULT field, label, higher is better): the cell's own figure,
 # a count for the fixed work of its command
 WORKLOAD_METRIC = {
@@ -135,11 +137,26 @@ def load(d):
 
 
 def read_info(d):
+    """guest-info.txt (the main guest's; the global one's if only it booted)."""
     info = {}
-    if os.path.exists(os.path.join(d, "guest-info.txt")):
-        with open(os.path.join(d, "guest-info.txt")) as f:
-            info = dict((line.rstrip("\n") + " ").split(" ", 1) for line in f if line.strip())
+    for name in ("guest-info.txt", "guest-info-global.txt"):
+        if os.path.exists(os.path.join(d, name)):
+            with open(os.path.join(d, name)) as f:
+                info = dict((line.rstrip("\n") + " ").split(" ", 1) for line in f if line.strip())
+            break
     return {k: v.strip() for k, v in info.items()}
+
+
+def questions(d):
+    """Each cell's question, from the plan file make run copied into D."""
+    for f in sorted(os.listdir(d)):
+        if f.endswith(".plan"):
+            try:
+                return {c["name"]: c["asks"] for c in plan.parse(os.path.join(d, f))[1]
+                        if "asks" in c}
+            except plan.PlanError as e:
+                print("warning: %s" % e, file=sys.stderr)
+    return {}
 
 
 def valid(runs):
@@ -325,7 +342,7 @@ def aligned(rows, left):
                       for i, x in enumerate(r)).rstrip() for r in rows]
 
 
-def table(runs, s, order, refs, info):
+def table(runs, s, order, refs, info, asks=None):
     out = ["anon-workingset policy experiment: plan %s, %s reps, guest %s, %s MB RAM, %s CPUs, "
            "page-cluster %s" % (info.get("plan"), info.get("reps"), info.get("uname_r"),
                                 int(info.get("memtotal_kb", 0)) // 1024, info.get("cpus"),
@@ -374,8 +391,9 @@ def table(runs, s, order, refs, info):
                         else "[%s, %s] (abs.)" % (fmt(e[c + "lo"]), fmt(e[c + "hi"]))
                     row.append("%s %s" % (pct(e[c + "diff_pct"]), ci))
                 changes.append(row + ["%.0f%%" % (100 * e[c + "ci_level"])])
-        out += ["", "%s  [memory.max %s]  %s" % (cell, first.at[cell, "limit"], first.at[cell, "cmd"]),
-                "  " + oi[cell][1]]
+        out += ["", "%s  [memory.max %s]  %s" % (cell, first.at[cell, "limit"], first.at[cell, "cmd"])]
+        out += ["  asks: " + asks[cell]] if asks and cell in asks else []
+        out += ["  " + oi[cell][1]]
         out += aligned(rows, {0}) + aligned(changes, {0})
     return "\n".join(out)
 
@@ -488,7 +506,7 @@ def main(argv):
         return 1
     s, order = summarise(runs, refs)
     s.to_csv(os.path.join(d, "summary.csv"), index=False)
-    t = table(runs, s, order, refs, info)
+    t = table(runs, s, order, refs, info, questions(d))
     with open(os.path.join(d, "table.txt"), "w") as f:
         f.write(t + "\n")
     print(t)

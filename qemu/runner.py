@@ -4,7 +4,7 @@
 
 usage: runner.py boot PLAN [--name RUN] [--mem 512M] [--cpus 2] [--swap 1G]
                       [--timeout S] [--append ARGS] [--variant V] [--icount OPTS]
-                      [--suites "A B"] [--progress]
+                      [--suites "A B"] [--input FILE]... [--progress]
        runner.py shell [--mem 512M] [--cpus 2] [--variant V]
        runner.py accel               KVM or TCG for this host (cached in build/accel)
        runner.py scan FILE...        kernel problems on consoles (FILE:LINE:TEXT)
@@ -13,8 +13,10 @@ usage: runner.py boot PLAN [--name RUN] [--mem 512M] [--cpus 2] [--swap 1G]
 A guest's life, in the order `boot` lives it:
 
   prepare   a fresh build/runs/RUN/ with a sparse swap image and a results
-            disk; the rootfs is booted as a snapshot (never modified), the
-            tools disk (guest scripts, workloads, modules) read-only.
+            disk, which starts with a tar archive of the --input files (the
+            guest unpacks it into /tmp/input: how a plan file reaches it);
+            the rootfs is booted as a snapshot (never modified), the tools
+            disk (guest scripts, workloads, modules) read-only.
   boot      qemu-system-x86_64 with KVM if `accel` found it usable, else
             single-threaded TCG (multi-threaded TCG does not honour
             cross-modifying code: a static key flipped under a running vCPU
@@ -56,6 +58,7 @@ import re
 import signal
 import subprocess
 import sys
+import tarfile
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -233,9 +236,15 @@ def qemu_argv(a, run, acc):
              "-display", "none", "-no-reboot", "-monitor", "none"])
 
 
-def prepare(run, swap):
+def prepare(run, swap, inputs=()):
     subprocess.run(["rm", "-rf", run], check=True)
     os.makedirs(os.path.join(run, "results"))
+    for path in inputs:
+        if not os.path.isfile(path):
+            raise SetupError("--input %s: no such file" % path)
+    with tarfile.open(os.path.join(run, "results.img"), "w", format=tarfile.GNU_FORMAT) as t:
+        for path in inputs:
+            t.add(path, arcname=os.path.basename(path))
     for name, size in (("swap.img", swap), ("results.img", "256M")):
         subprocess.run(["truncate", "-s", size, os.path.join(run, name)], check=True)
 
@@ -398,7 +407,7 @@ def boot(a):
     os.makedirs(logs, exist_ok=True)
     acc = accel(images(a.variant)[0], logs)
     patterns = console_patterns()
-    prepare(run, a.swap)
+    prepare(run, a.swap, a.input)
     argv = qemu_argv(a, run, acc)
     with open(os.path.join(run, "qemu-cmdline"), "w") as f:
         f.write(" ".join(argv) + "\n")
@@ -457,6 +466,8 @@ def main(argv):
     b.add_argument("--variant", default="default")
     b.add_argument("--icount", default="", help="QEMU -icount suboptions (TCG only)")
     b.add_argument("--suites", default="", help="the suites the plan runs: count their KTAP")
+    b.add_argument("--input", action="append", default=[],
+                   help="a file the guest finds in /tmp/input (by its base name)")
     b.add_argument("--progress", action="store_true", help="echo the guest's '# ' lines")
     s = sub.add_parser("shell", help="interactive guest on this terminal")
     s.add_argument("--mem", default="512M")

@@ -30,10 +30,11 @@
 # to build/runs/<run>/verdict.json.  Every result is a KTAP line somewhere:
 # build/logs/unit.ktap (unit tests, the simulator's and the workloads'
 # self-tests, the tests of the console scanner, of check-style.sh, of the
-# result count, of the runner's judging and of the results analysis,
-# qemu/results.py), build/logs/host.ktap (host-side checks),
-# build/runs/<run>/ktap.log (guest suites).  Every KTAP document must emit exactly the cases its plan
-# line announces.  Exit status is non-zero if anything failed.
+# result count, of the runner's judging, of the plans and of the results
+# analysis, qemu/results.py), build/logs/host.ktap (host-side checks),
+# build/runs/<run>/ktap.log (guest suites).  Every KTAP document must emit
+# exactly the cases its plan line announces.  Exit status is non-zero if
+# anything failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -111,7 +112,7 @@ negative_check() {
 		host_result ok "$name" "$(grep -Em1 -- "$pat" <<<"$hits" | cut -d: -f3- | cut -c1-70)"
 	fi
 }
-# unit_tests: the host-side tests, eight KTAP documents (each checked
+# unit_tests: the host-side tests, nine KTAP documents (each checked
 # against its own plan line) in build/logs/unit.ktap, exit status in
 # unit.rc.  They run beside the guests (everything they need is built by
 # then), on the CPU time the guests leave.
@@ -127,6 +128,7 @@ unit_tests() {
 	bash "$AWS_TOP/qemu/test-check-style.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	bash "$AWS_TOP/qemu/test-ktap-count.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	python3 "$AWS_TOP/qemu/test-runner.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	python3 "$AWS_TOP/qemu/test-plans.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	# (no python3 with pandas: the traceback, and a KTAP document short, fail it)
 	"$(aws_python || echo python3)" "$AWS_TOP/qemu/test-results.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	echo $rc >"$AWS_LOGS/unit.rc"
@@ -206,9 +208,9 @@ else
 	stage_done
 fi
 
-stage "unit tests (run beside the guests): policy core, simulator and workloads self-tests, console scanner, style checker, result count, runner, results analysis"
+stage "unit tests (run beside the guests): policy core, simulator and workloads self-tests, console scanner, style checker, result count, runner, plans, results analysis"
 wait $unit_pid
-unit_out=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=8 "$AWS_LOGS/unit.ktap")
+unit_out=$(awk -f "$AWS_TOP/qemu/ktap-count.awk" -v docs=9 "$AWS_LOGS/unit.ktap")
 read -r up uf us < <(tail -n 1 <<<"$unit_out")
 [ "$(cat "$AWS_LOGS/unit.rc" 2>/dev/null)" = 0 ] || [ "$uf" != 0 ] || uf=1
 stage_done "$up passed, $uf failed"

@@ -42,6 +42,12 @@ for kv in ${env_words//,/ }; do
 	case $kv in AWS_[A-Z_]*=*) export "${kv?}" ;; esac
 done
 
+# What the host hands this boot (qemu/runner.py --input: a plan file, ...)
+# is a tar archive at the start of the results disk, which the plan's own
+# results overwrite at the end.
+mkdir -p /tmp/input
+tar -C /tmp/input -xf /dev/vdd 2>/dev/null
+
 # A nil UUID: generating a random one makes mkswap take over 3 s under TCG.
 if ! mkswap -q -U clear /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then
 	echo "# aws-guest: FATAL: cannot enable swap on /dev/vdc" | tee /dev/ttyS1

@@ -3,9 +3,9 @@
 #
 # `make run` guest plan: the policy experiment, policies x workloads in one
 # boot.  Driven by qemu/experiment.sh on the host, which boots the guest
-# twice: aws.args=PLAN[,n=N][,only=GLOB:GLOB][,policies=P:P] for the
-# memcg-limited cells (512 MB guest), and the same plus ",global" for the
-# global-pressure cells (128 MB guest).  Output in /tmp/results (tarred by
+# twice, once for the memcg-limited cells (512 MB guest) and once for the
+# global-pressure cells (a second guest), each with the plan file that
+# qemu/plan.py selected for it (below).  Output in /tmp/results (tarred by
 # the guest init):
 #
 #   runs.tsv        one line per run, tab-separated key=value fields: cell,
@@ -46,131 +46,43 @@ MODPOLS=$(aws_policies) || { echo "# experiment: FATAL: cannot list the module's
 POLICIES="nomod mglru $MODPOLS"
 [ -d $DAMON ] && POLICIES="nomod mglru damon $MODPOLS"
 
-PLAN=short N="" ONLY="" POLS="" BOOT=main
-for a in $AWS_ARGS; do
-	case $a in
-	short | full | seed) PLAN=$a ;;
-	global) BOOT=global ;;
-	n=*) N=${a#n=} ;;
-	only=*) ONLY=${a#only=} ;;
-	policies=*) POLS=${a#policies=} ;;
-	*) echo "# experiment: FATAL: unknown argument '$a'"; exit 1 ;;
-	esac
-done
-
-# ---- the matrix ----------------------------------------------------------
-# cell NAME LIMIT "POLICIES" CMD...: LIMIT is a memory.max value, or
-# "global": no memcg limit (the run still gets its own cgroup, for
-# memory.stat); those cells run only in the global-pressure boot.
+# ---- the plan ------------------------------------------------------------
+# The cells come from the plan file the host selected for this guest
+# (qemu/plan.py select; qemu/plans/*.plan document the format), handed over
+# on the results disk (/tmp/input/plan).  "KEY VALUE" lines: plan, boot
+# (main or global), reps, policy-filter (colon-separated globs, optional),
+# then per cell: cell NAME, limit (a memory.max value, or "global": no memcg
+# limit, the run still gets its own cgroup, for memory.stat), policies
+# ("all" is every policy above), run (the command) and asks (its question).
+PLANFILE=/tmp/input/plan
+[ -r $PLANFILE ] || { echo "# experiment: FATAL: no plan file $PLANFILE from the host"; exit 1; }
+PLAN='' BOOT='' REPS='' POLS='' c=''
 CELLS=()
 declare -A C_LIMIT C_POLS C_CMD
-cell() {
-	local name=$1 limit=$2 pols=$3
-	shift 3
-	CELLS+=("$name")
-	C_LIMIT[$name]=$limit C_POLS[$name]=$pols C_CMD[$name]="$*"
-}
-
-# The short plan (about 10 minutes under TCG) keeps every cell and n = 3,
-# with the policies that answer each cell's question: the seed's base and
-# patch (baseline, detect) with protect and stock 6.1 everywhere, MGLRU as
-# the peer on thrash and protect, upstream under global pressure, the
-# anon ratio knob on randw, and stable against stock, MGLRU and detect on
-# the loop it is designed for.  The full plan runs
-# every policy on every cell with the seed's zipf grid, 1 and 8 threads.
-if [ "$PLAN" = short ]; then
-	REPS=3 ROUNDS=3 ZREC=6000 RWRITES=28000 ZLIM=16M
-	ZALPHAS="0.5 0.9 1.3" ZT8ALPHAS="0.9"
-	ZPOLS="nomod baseline protect detect"
-	RPOLS="nomod baseline baseline-r3 protect detect"
-	SPOLS="nomod baseline protect detect"
-	TPOLS="nomod mglru damon baseline protect detect"
-	PPOLS=$TPOLS
-	LPOLS="nomod mglru damon detect stable"
-	GPOLS="nomod baseline protect detect upstream"
-	GCELLS="protect-global"
-elif [ "$PLAN" = seed ]; then
-	REPS=3
-else
-	REPS=5 ROUNDS=8 ZREC=10000 RWRITES=64000 ZLIM=64M
-	ZALPHAS="0.1 0.3 0.5 0.7 0.9 1.1 1.3" ZT8ALPHAS=$ZALPHAS
-	ZPOLS=$POLICIES
-	RPOLS="$POLICIES baseline-r3 protect-r1 protect-r3 detect-r3"
-	SPOLS=$POLICIES TPOLS=$POLICIES PPOLS=$POLICIES GPOLS=$POLICIES
-	LPOLS=$POLICIES
-	GCELLS="protect-global thrash-global"
-fi
-[ -n "$N" ] && REPS=$N
-
-# The seed plan: the seed's two experiments at the seed's own sizes, every
-# policy: its thrash test (cold 512M, hot-1 96M, hot-2 96M, 128M slices in
-# about 280M; 8 rounds, issue 13's thrash row) under a 280M memcg limit,
-# and its ebizzy-like zipf benchmark at 2048M in a 1024M guest (global
-# pressure, 1 and 8 threads; alpha 0.9, the middle of the seed's grid), a
-# fixed number of records per thread so that swap-ins count the same work
-# for every policy.
-if [ "$PLAN" = seed ]; then
-	cell seed-thrash 280M "$POLICIES" aws-thrash --cold 512M --hot1 96M --hot2 96M \
-		--cold-slice 128M --rounds 8
-	cell seed-zipf-t1 global "$POLICIES" aws-zipf --size 2048M --threads 1 --alpha 0.9 \
-		--records 32768
-	cell seed-zipf-t8 global "$POLICIES" aws-zipf --size 2048M --threads 8 --alpha 0.9 \
-		--records 4096
-fi
-
-# The short and full plans: the seed's experiments scaled to fit a 512 MB
-# guest, and the cells the seed did not have.
-if [ "$PLAN" != seed ]; then
-	# thrash at the seed's proportions (cold 512, hot-1 96, hot-2 96, slice 128
-	# of ~280 MB usable), scaled by 1/4; and the "detect regime", where hot-2's
-	# reuse distance lies beyond what 6.1's two-reference rule lets an inactive
-	# page survive but within what refault detection can see.
-	cell thrash-seed 70M "$SPOLS" aws-thrash --cold 128M --hot1 24M --hot2 24M \
-		--cold-slice 32M --rounds $ROUNDS
-	cell thrash-detect 70M "$TPOLS" aws-thrash --cold 128M --hot1 40M --hot2 12M \
-		--cold-slice 48M --rounds $ROUNDS
-	# the cover letter's protection example: a hot set of half the memory (its
-	# 50 of 100 pages) that fits, used-once waves that do not; the hot set is
-	# re-read twice per wave (--chunks 2).  protect-dense re-reads it 16 times
-	# per wave (full plan only).
-	cell protect 64M "$PPOLS" aws-protect --hot 32M --wave 64M --waves 3 --chunks 2
-	[ "$PLAN" = full ] && cell protect-dense 64M "$PPOLS" aws-protect --hot 32M --wave 64M \
-		--waves 3 --chunks 16
-	# issue 13's loop: a 160M region first written, then read 4 times in the
-	# same order, in 128M (the simulator's --pattern loop --loop-mb 160 --loops
-	# 4 --frames-mb 128, the same sequence; docs/trace-format.md).  Stock,
-	# MGLRU and plain LRU miss every access of the loops; OPT misses a fifth.
-	# The stable policy is designed for it.
-	cell loop 128M "$LPOLS" aws-loop --size 160M --loops 4
-	# ebizzy-like zipf reads at 2x the memory limit, by 1 thread and by 8 (the
-	# seed's two thread counts; 8 threads share the guest's 2 vCPUs).  A fixed
-	# number of records, ZREC in all (shared among the threads), so that every
-	# policy does the same work and OPT has the same trace (qemu/opt.py).  ZREC
-	# and RWRITES take about the guest time the timed cells took (3 and 2 s in
-	# the short plan, measured under TCG; 5 and 8 s in the full plan, estimated
-	# from a run on a loaded host).
-	zipf_cell() { # zipf_cell THREADS ALPHA
-		cell "zipf-t$1-a$2" "$ZLIM" "$ZPOLS" aws-zipf --size $((2 * ${ZLIM%M}))M \
-			--threads "$1" --alpha "$2" --records $((ZREC / $1))
-	}
-	for a in $ZALPHAS; do zipf_cell 1 "$a"; done
-	for a in $ZT8ALPHAS; do zipf_cell 8 "$a"; done
-	# vm-scalability swap-w-rand-mt: random writes by 2 threads over 2x memory,
-	# RWRITES in all, a fixed count as zipf's records;
-	# plus the anon inactive ratio knob (the seed's patch 1 is ratio 1; the
-	# sqrt rule gives 1 below 1 GB, 3 at 1 GB, 7 at 5 GB).
-	cell randw $ZLIM "$RPOLS" aws-randw --size $((2 * ${ZLIM%M}))M --threads 2 \
-		--writes $((RWRITES / 2))
-	# global memory pressure (second, smaller guest: aws.args=...,global): no
-	# memcg limit, the workload is larger than the guest's free memory, so
-	# reclaim is global (kswapd and direct reclaim on the node).  In a 128 MB
-	# guest the hot set (32M) fits, hot set + a wave (96M) does not; here the
-	# hot set is re-read 16 times per wave (with 2, every policy loses all of it
-	# every wave at this size).
-	[[ " $GCELLS " == *" protect-global "* ]] && cell protect-global global "$GPOLS" \
-		aws-protect --hot 32M --wave 64M --waves 3 --chunks 16
-	[[ " $GCELLS " == *" thrash-global "* ]] && cell thrash-global global "$GPOLS" \
-		aws-thrash --cold 128M --hot1 40M --hot2 12M --cold-slice 48M --rounds $ROUNDS
+while read -r key value; do
+	case $key in
+	'' | '#'*) ;;
+	plan) PLAN=$value ;;
+	boot) BOOT=$value ;;
+	reps) REPS=$value ;;
+	policy-filter) POLS=$value ;;
+	cell) c=$value CELLS+=("$value") ;;
+	limit) C_LIMIT[$c]=$value ;;
+	policies)
+		C_POLS[$c]=''
+		for p in $value; do
+			[ "$p" = all ] && p=$POLICIES
+			C_POLS[$c]+="$p "
+		done
+		;;
+	run) C_CMD[$c]=$value ;;
+	asks) ;;
+	*) echo "# experiment: FATAL: $PLANFILE: unknown key '$key'"; exit 1 ;;
+	esac
+done <$PLANFILE
+if [ -z "$PLAN" ] || [ -z "$BOOT" ] || [ -z "$REPS" ] || [ ${#CELLS[@]} = 0 ]; then
+	echo "# experiment: FATAL: $PLANFILE lacks plan, boot, reps or cells"
+	exit 1
 fi
 
 # ---- helpers -------------------------------------------------------------
@@ -387,13 +299,15 @@ echo +memory >/sys/fs/cgroup/cgroup.subtree_control ||
 : >$OUT/matrix.tsv
 SEL=()
 for c in "${CELLS[@]}"; do
-	selected "$c" "$ONLY" || continue
-	# global cells in the global boot only, and only them there
-	[ "${C_LIMIT[$c]}" = global ] && [ $BOOT = main ] && continue
-	[ "${C_LIMIT[$c]}" != global ] && [ $BOOT = global ] && continue
 	pols=${C_POLS[$c]}
 	[ -n "$POLS" ] && pols=$(for p in $pols; do selected "$p" "$POLS" && echo "$p"; done | tr '\n' ' ')
 	[ -n "${pols// /}" ] || continue
+	# every policy must be one this kernel has, before the first run
+	for p in $pols; do
+		[[ " $POLICIES " == *" ${p%-r[0-9]*} "* ]] && continue
+		echo "# experiment: FATAL: cell $c: policy '$p' is not one of this guest's: $POLICIES"
+		exit 1
+	done
 	C_POLS[$c]=$pols
 	SEL+=("$c")
 	# shellcheck disable=SC2086 # the policies are words
@@ -407,7 +321,7 @@ done
 	echo "boot $BOOT"
 	echo "cmdline $(cat /proc/cmdline)"
 	echo "reps $REPS"
-	echo "args $AWS_ARGS"
+	echo "policy_filter ${POLS:-none}"
 	echo "uname_r $(uname -r)"
 	echo "uname_v $(uname -v)"
 	echo "cpus $(nproc)"
