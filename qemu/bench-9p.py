@@ -68,13 +68,12 @@ def main(argv):
     mkfs = time.monotonic() - t0
     print("tools image built in %.1f s (make-tools-disk.sh)" % mkfs)
     args = runner.argparse.Namespace(plan="test", mem="512M", cpus=2, swap="1G", timeout=600,
-                                     append="aws.args=" + suites.replace(" ", ","),
-                                     variant="default", icount="")
+                                     append="", variant="default", icount="")
     rows = []
     for b in range(boots):
         for way in ("disk", "9p"):
             run = os.path.join(build, "runs", "bench-9p-" + way)
-            runner.prepare(run, args.swap)
+            runner.prepare(run, args.swap, runner.handed(args=suites))
             argv_q = runner.qemu_argv(args, run, acc)
             if way == "9p":
                 i = argv_q.index("file=%s,if=virtio,format=raw,snapshot=on"

@@ -49,7 +49,7 @@ for b in $(seq 1 "$BOOTS"); do
 		RUN=$AWS_BUILD/runs/bench-cost-$k
 		python3 "$AWS_TOP/qemu/runner.py" boot bench-cost --variant $k --cpus 1 --mem 512M \
 			--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" --progress \
-			--append "aws.args=module=$mod,reps=$REPS,writes=$WRITES,size=$SIZE,limit=$LIMIT" ||
+			--args "module=$mod reps=$REPS writes=$WRITES size=$SIZE limit=$LIMIT" ||
 			die "the $k guest failed (above), see $RUN/ktap.log"
 		sed "s/^/kernel=$k\tboot=$b\t/" "$RUN/results/runs.tsv" >>"$OUT/runs.tsv"
 		cp "$RUN/results/info.txt" "$OUT/info-$k-$b.txt"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make run [PLAN=short|full|seed]`: the policy experiment.  The plan is a
-# data file, qemu/plans/PLAN.plan (its cells: memory limit, policies,
+# `make run [PLAN=short|full|seed|alike]`: the policy experiment.  The plan
+# is a data file, qemu/plans/PLAN.plan (its cells: memory limit, policies,
 # command, question; its repetitions, time limit and guest sizes).  One
 # guest (512 MB) runs the whole memcg-limited policies x workloads matrix
 # in one boot (qemu/guest/plans/experiment.sh); a second guest (the plan's
@@ -74,8 +74,7 @@ snapshot() {
 		rm -rf "$SNAP"
 		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/qemu/guest/plans" \
 			"$SNAP/userspace"
-		cp "$AWS_TOP"/qemu/{runner.py,lib.sh,console-patterns,ktap-count.awk,manifest} \
-			"$SNAP/qemu/" &&
+		cp "$AWS_TOP"/qemu/{runner.py,console-patterns} "$SNAP/qemu/" &&
 			cp "$AWS_TOP/qemu/guest/plans/experiment.sh" "$SNAP/qemu/guest/plans/" || return 1
 		ln -s "$AWS_BUILD/runs" "$SNAP/runs"
 		[ -f "$AWS_BUILD/accel" ] && cp "$AWS_BUILD/accel" "$SNAP/"

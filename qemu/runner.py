@@ -4,7 +4,8 @@
 
 usage: runner.py boot PLAN [--name RUN] [--mem 512M] [--cpus 2] [--swap 1G]
                       [--timeout S] [--append ARGS] [--variant V] [--icount OPTS]
-                      [--suites "A B"] [--input FILE]... [--progress]
+                      [--args "W..."] [--env K=V,K=V] [--suites "A B"]
+                      [--input FILE]... [--progress]
        runner.py shell [--mem 512M] [--cpus 2] [--variant V]
        runner.py accel               KVM or TCG for this host (cached in build/accel)
        runner.py scan FILE...        kernel problems on consoles (FILE:LINE:TEXT)
@@ -13,8 +14,13 @@ usage: runner.py boot PLAN [--name RUN] [--mem 512M] [--cpus 2] [--swap 1G]
 A guest's life, in the order `boot` lives it:
 
   prepare   a fresh build/runs/RUN/ with a sparse swap image and a results
-            disk, which starts with a tar archive of the --input files (the
-            guest unpacks it into /tmp/input: how a plan file reaches it);
+            disk, which starts with a tar archive of what the guest is
+            handed (it unpacks it into /tmp/input): --args as "args" (the
+            plan's arguments, AWS_ARGS in the guest), --env as "env" (one
+            KEY=VALUE a line, exported for the suites), and the --input
+            files (make run's plan file).  The kernel command line carries
+            only the plan's name, the slowness factor and real kernel
+            arguments;
             the rootfs is booted as a snapshot (never modified), the tools
             disk (guest scripts, workloads, modules) read-only.
   boot      qemu-system-x86_64 with KVM if `accel` found it usable, else
@@ -52,6 +58,7 @@ on canned runs.
 """
 import argparse
 import dataclasses
+import io
 import json
 import os
 import re
@@ -200,6 +207,9 @@ def check_args(a):
         raise SetupError("--cpus must be a positive integer, not %d" % a.cpus)
     if a.timeout < 1:
         raise SetupError("--timeout must be a positive number of seconds")
+    if re.search(r"(^|\s)aws\.", a.append):
+        raise SetupError("--append: the aws.* words are the runner's own; hand the guest its"
+                         " arguments with --args, --env or --input")
     if a.variant not in SLOW:
         raise SetupError("--variant must be one of %s, not '%s'" % (" ".join(SLOW), a.variant))
 
@@ -236,15 +246,30 @@ def qemu_argv(a, run, acc):
              "-display", "none", "-no-reboot", "-monitor", "none"])
 
 
-def prepare(run, swap, inputs=()):
-    subprocess.run(["rm", "-rf", run], check=True)
-    os.makedirs(os.path.join(run, "results"))
+def handed(args="", env="", inputs=()):
+    """What the guest is handed: [(name, bytes)]."""
+    items = [("args", (args + "\n").encode())] if args else []
+    if env:
+        for kv in env.split(","):
+            if not re.match(r"^AWS_[A-Z0-9_]+=[^\s]*$", kv):
+                raise SetupError("--env: '%s' is not AWS_NAME=VALUE" % kv)
+        items.append(("env", ("\n".join(env.split(",")) + "\n").encode()))
     for path in inputs:
         if not os.path.isfile(path):
             raise SetupError("--input %s: no such file" % path)
+        with open(path, "rb") as f:
+            items.append((os.path.basename(path), f.read()))
+    return items
+
+
+def prepare(run, swap, items=()):
+    subprocess.run(["rm", "-rf", run], check=True)
+    os.makedirs(os.path.join(run, "results"))
     with tarfile.open(os.path.join(run, "results.img"), "w", format=tarfile.GNU_FORMAT) as t:
-        for path in inputs:
-            t.add(path, arcname=os.path.basename(path))
+        for name, data in items:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+            t.addfile(info, io.BytesIO(data))
     for name, size in (("swap.img", swap), ("results.img", "256M")):
         subprocess.run(["truncate", "-s", size, os.path.join(run, name)], check=True)
 
@@ -407,7 +432,7 @@ def boot(a):
     os.makedirs(logs, exist_ok=True)
     acc = accel(images(a.variant)[0], logs)
     patterns = console_patterns()
-    prepare(run, a.swap, a.input)
+    prepare(run, a.swap, handed(a.args, a.env, a.input))
     argv = qemu_argv(a, run, acc)
     with open(os.path.join(run, "qemu-cmdline"), "w") as f:
         f.write(" ".join(argv) + "\n")
@@ -466,6 +491,8 @@ def main(argv):
     b.add_argument("--variant", default="default")
     b.add_argument("--icount", default="", help="QEMU -icount suboptions (TCG only)")
     b.add_argument("--suites", default="", help="the suites the plan runs: count their KTAP")
+    b.add_argument("--args", default="", help="the plan's arguments (AWS_ARGS in the guest)")
+    b.add_argument("--env", default="", help="AWS_X=1,AWS_Y=2: exported for the guest's suites")
     b.add_argument("--input", action="append", default=[],
                    help="a file the guest finds in /tmp/input (by its base name)")
     b.add_argument("--progress", action="store_true", help="echo the guest's '# ' lines")

@@ -34,12 +34,12 @@ S1=$(manifest_suites stress) S2=$(manifest_suites stress-nomemcg)
 stage "stress: $S1 ($ENV)"
 python3 "$AWS_TOP/qemu/runner.py" boot test --name "$R" --variant "$VARIANT" --mem 512M \
 	--timeout "$TIMEOUT" --suites "$S1" \
-	--append "aws.args=${S1// /,} aws.env=AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV" || rc_all=1
+	--args "$S1" --env "AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV" || rc_all=1
 stage_done
 stage "stress: boot with cgroup_disable=memory: $S2"
 python3 "$AWS_TOP/qemu/runner.py" boot test --name "$R-nomemcg" --variant "$VARIANT" \
 	--mem 256M --timeout 900 --suites "$S2" \
-	--append "cgroup_disable=memory aws.args=${S2// /,}" || rc_all=1
+	--args "$S2" --append cgroup_disable=memory || rc_all=1
 stage_done
 
 logs=("$AWS_BUILD/runs/$R/ktap.log" "$AWS_BUILD/runs/$R-nomemcg/ktap.log")

@@ -117,19 +117,31 @@ os.makedirs(os.path.join(TMP, "runs"))
 for f in ("kernel-debug/arch/x86/boot/bzImage", "rootfs.img", "tools-debug.img"):
     open(os.path.join(TMP, f), "w").close()
 args = runner.argparse.Namespace(plan="test", mem="512M", cpus=2, swap="1G", timeout=10,
-                                 append="aws.args=x", variant="debug", icount="")
+                                 append="", variant="debug", icount="")
 argv = runner.qemu_argv(args, os.path.join(TMP, "runs/x"), "tcg")
 cmdline = argv[argv.index("-append") + 1]
 case("guest_is_told_the_factor", "aws.slow=%d" % runner.SLOW["debug"] in cmdline.split(),
      cmdline[-60:])
 for bad, why in ((dict(mem="512"), "--mem"), (dict(plan="nosuch"), "no plan"),
-                 (dict(variant="fast"), "--variant"), (dict(timeout=0), "--timeout")):
+                 (dict(variant="fast"), "--variant"), (dict(timeout=0), "--timeout"),
+                 (dict(append="quiet aws.args=x"), "aws.* words")):
     a = runner.argparse.Namespace(**dict(vars(args), **bad))
     try:
         runner.check_args(a)
         case("bad_argument_%s_is_refused" % list(bad)[0], False, "accepted %r" % bad)
     except runner.SetupError as e:
         case("bad_argument_%s_is_refused" % list(bad)[0], why in str(e), str(e))
+
+# what the guest is handed: args and env as files, a bad env refused
+items = dict(runner.handed(args="module workloads", env="AWS_CYCLES=8,AWS_FLIPS=84"))
+case("guest_is_handed_args_and_env",
+     items == {"args": b"module workloads\n", "env": b"AWS_CYCLES=8\nAWS_FLIPS=84\n"},
+     repr(items)[:80])
+try:
+    runner.handed(env="CYCLES=8")
+    case("bad_env_is_refused", False, "accepted CYCLES=8")
+except runner.SetupError as e:
+    case("bad_env_is_refused", "AWS_NAME=VALUE" in str(e), str(e))
 
 # a QEMU that outlives its limit is killed (here: a shell that sleeps)
 run = os.path.join(TMP, "runs", "slow")

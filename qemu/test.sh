@@ -59,7 +59,7 @@ guest() {
 	suites=$(guest_suites "$1")
 	python3 "$RUNNER" boot test --name "$1" --mem "$2" --cpus 2 --variant "$VARIANT" \
 		--timeout "$3" --suites "$suites" \
-		--append "$4 aws.args=${suites// /,}${5:+ aws.env=$5}" >"$AWS_LOGS/run-$1.log" 2>&1
+		--args "$suites" --env "$5" --append "$4" >"$AWS_LOGS/run-$1.log" 2>&1
 }
 guest_suites() { if [ "$1" = test ]; then echo "$AWS_SUITES"; else manifest_suites "$1"; fi; }
 # reap NAME: show a finished guest's host log, record whether it ran its

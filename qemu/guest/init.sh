@@ -21,32 +21,36 @@ ln -sf /proc/self/fd/2 /dev/stderr
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
-# The last aws.NAME=VALUE word of the command line wins.  Builtins only:
-# every fork costs tens of milliseconds under TCG.
+# The kernel command line names the plan (aws.plan=) and how slow this
+# kernel is (aws.slow=N: it needs N times the default kernel's time; the
+# host's runner sets it, run-suites.sh scales each suite's budget by it).
+# The last aws.NAME=VALUE word wins.  Builtins only: every fork costs tens
+# of milliseconds under TCG.
 read -r -a words </proc/cmdline
-PLAN='' AWS_ARGS='' env_words='' AWS_SLOW=1
+PLAN='' AWS_SLOW=1
 for w in "${words[@]}"; do
 	case $w in
 	aws.plan=*) PLAN=${w#aws.plan=} ;;
-	aws.args=*) AWS_ARGS=${w#aws.args=} ;;
-	aws.env=*) env_words=${w#aws.env=} ;;
 	aws.slow=[1-9]) AWS_SLOW=${w#aws.slow=} ;;
 	esac
 done
-AWS_ARGS=${AWS_ARGS//,/ }
-# aws.slow=N: this kernel needs N times the default kernel's time (the
-# host's runner sets it; run-suites.sh scales each suite's budget by it)
-export AWS_PLAN=$PLAN AWS_ARGS AWS_SLOW
-# aws.env=KEY=VALUE,KEY=VALUE: settings for the suites (e.g. AWS_CYCLES=200)
-for kv in ${env_words//,/ }; do
-	case $kv in AWS_[A-Z_]*=*) export "${kv?}" ;; esac
-done
+export AWS_PLAN=$PLAN AWS_SLOW
 
-# What the host hands this boot (qemu/runner.py --input: a plan file, ...)
-# is a tar archive at the start of the results disk, which the plan's own
-# results overwrite at the end.
+# Everything else the host hands this boot (qemu/runner.py) is a tar
+# archive at the start of the results disk, which the plan's own results
+# overwrite at the end: args (one line, the plan's arguments: AWS_ARGS),
+# env (KEY=VALUE lines for the suites, e.g. AWS_CYCLES=200) and whatever
+# the plan reads itself (make run's plan file).
 mkdir -p /tmp/input
 tar -C /tmp/input -xf /dev/vdd 2>/dev/null
+AWS_ARGS=''
+[ -r /tmp/input/args ] && read -r AWS_ARGS </tmp/input/args
+export AWS_ARGS
+if [ -r /tmp/input/env ]; then
+	while read -r kv; do
+		case $kv in AWS_[A-Z_]*=*) export "${kv?}" ;; esac
+	done </tmp/input/env
+fi
 
 # A nil UUID: generating a random one makes mkswap take over 3 s under TCG.
 if ! mkswap -q -U clear /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then

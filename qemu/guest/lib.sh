@@ -26,7 +26,7 @@ if [ -n "$KTAP_PLAN" ]; then
 else
 	echo "# suite $KTAP_SUITE has no entry in the manifest: no plan"
 fi
-# AWS_TIMING=1 (aws.env=AWS_TIMING=1): a "# at N.N s" line after each case,
+# AWS_TIMING=1 (AWS_ENV=AWS_TIMING=1 on the host): a "# at N.N s" line after each case,
 # the suite's elapsed time, to see where a suite spends its time.
 ktap_time() { [ -z "${AWS_TIMING:-}" ] || echo "# at $SECONDS s"; }
 ok() { KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $*"; ktap_time; }

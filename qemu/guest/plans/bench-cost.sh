@@ -5,7 +5,7 @@
 # reclaim-heavy microbenchmark.  Driven by qemu/bench-cost.sh, which boots
 # this plan under QEMU's -icount (guest virtual time proportional to the
 # instructions executed) once on the unpatched kernel and once on the
-# patched one, with aws.args=KEY=VALUE,...:
+# patched one, with the arguments (runner.py --args) KEY=VALUE ...:
 #
 #   module=0|1    0: only "nomod" (the unpatched kernel has no hooks);
 #                 1: "nomod", then the module with each of its policies
