@@ -9,7 +9,7 @@
 #   make test        host unit tests + guest test suites, ends "N passed, N failed"
 #   make quick       the same for the module suite only (about a minute)
 #   make run         policy experiment in one boot (PLAN=short|full|seed|alike,
-#                    a file in qemu/plans/)
+#                    a file in harness/plans/)
 #   make sim         trace simulator: each policy vs Belady's OPT
 #   make stress      longer reliability campaign in the guest, and the 6.1
 #                    tree's own mm selftests under every policy
@@ -51,67 +51,67 @@ deps:
 	fi
 
 kernel: deps
-	@bash qemu/build-kernel.sh $(VARIANT)
+	@bash harness/build-kernel.sh $(VARIANT)
 
 rootfs: deps
-	@bash qemu/build-rootfs.sh
+	@bash harness/build-rootfs.sh
 
 module: kernel
-	@bash qemu/build-modules.sh $(VARIANT)
+	@bash harness/build-modules.sh $(VARIANT)
 
 userspace:
 	@$(MAKE) -s --no-print-directory -C userspace/workloads O=$(abspath $(B))/userspace
 	@$(MAKE) -s --no-print-directory -C userspace/sim O=$(abspath $(B))/userspace
 
 tools: module userspace
-	@bash qemu/make-tools-disk.sh $(VARIANT)
+	@bash harness/make-tools-disk.sh $(VARIANT)
 
 # The 6.1 tree's mm selftests, static (make stress ships them on the tools
 # disk; make test does not build them).
 selftests: kernel
-	@bash qemu/build-selftests.sh
+	@bash harness/build-selftests.sh
 
 unit:
 	@$(MAKE) -s --no-print-directory -C userspace/tests O=$(abspath $(UNIT_BINDIR))
 
 test: deps
-	@bash qemu/test.sh $(VARIANT)
+	@bash harness/test.sh $(VARIANT)
 
 # The edit-build-boot loop: a module change reaches a booted result in ~1 min.
 quick: deps
-	@AWS_SUITES="module" bash qemu/test.sh $(VARIANT)
+	@AWS_SUITES="module" bash harness/test.sh $(VARIANT)
 
 run: deps kernel rootfs tools
-	@bash qemu/experiment.sh $(PLAN)
+	@bash harness/experiment.sh $(PLAN)
 
 sim: userspace
-	@bash qemu/sim.sh
+	@bash harness/sim.sh
 
 # make stress packs the selftests: build them before the tools disk.
 ifneq ($(filter stress,$(MAKECMDGOALS)),)
 tools: selftests
 endif
 stress: deps kernel rootfs selftests tools
-	@bash qemu/stress.sh $(VARIANT)
+	@bash harness/stress.sh $(VARIANT)
 
 # A benchmark, not a test: never part of `make test`.  Builds the unpatched
 # kernel too (build/kernel-unpatched); figures in build/bench-cost/latest/.
 # The default kernel only: its costs are the ones that matter.
 bench-cost: override VARIANT = default
 bench-cost: deps kernel rootfs tools
-	@bash qemu/bench-cost.sh
+	@bash harness/bench-cost.sh
 
 shell: deps kernel rootfs tools
-	@python3 qemu/runner.py shell --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
+	@python3 harness/runner.py shell --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
 
 # Kernel style on the C we own (module, policy core) and on the patch series;
 # ShellCheck on every shell script.
 check-style: module
-	@bash qemu/check-style.sh $(VARIANT)
+	@bash harness/check-style.sh $(VARIANT)
 
 # The patched tree must also build with CONFIG_ANON_WS_HOOKS=n.
 check-hooks-off: kernel
-	@bash qemu/check-hooks-off.sh
+	@bash harness/check-hooks-off.sh
 
 clean:
 	rm -rf $(B)/module-* $(B)/userspace $(B)/userspace-tests $(B)/tools-* $(B)/runs

@@ -16,7 +16,7 @@
  *
  * The sequence of pages touched depends on the options alone (not on
  * --seed, which only changes the pattern written): --save-trace (common.c)
- * writes it, and qemu/opt.py replays it for Belady's OPT.
+ * writes it, and harness/opt.py replays it for Belady's OPT.
  */
 #include "common.h"
 

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench-cost`: what the hooks cost, measured deterministically.
+#
+# Boots the bench-cost guest plan (harness/guest/plans/bench-cost.sh) under
+# QEMU's -icount (default shift=0,sleep=off: every guest instruction is 1 ns
+# of guest virtual time and an idle vCPU jumps to its next timer), so the
+# guest's CLOCK_MONOTONIC around a run counts the instructions the run
+# executed instead of the host's load.  Two kernels, one vCPU each, booted
+# in turn BOOTS times (default 2, to see how much a boot itself moves the
+# figures; the runs of all boots are pooled):
+#
+#   1. build/kernel-unpatched (Debian's linux-source-6.1, same config, no
+#      hook patch; built here by harness/build-kernel.sh unpatched): nomod;
+#   2. build/kernel-default (patched): nomod, then the module with every
+#      policy its policy parameter lists, stock included.
+#
+# The figures: the patched kernel without module against the unpatched one,
+# and each policy against stock.  Not part of make test: a benchmark.
+# Output in build/bench-cost/<UTC time>/ (latest -> newest): runs.tsv (every
+# run of both boots), info-*.txt, summary.txt (what is printed at the end).
+#
+# usage: harness/bench-cost.sh   (settings from the environment:
+#        REPS=5 BOOTS=2 WRITES=40000 SIZE=64M LIMIT=32M ICOUNT=shift=0,sleep=off)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+REPS=${REPS:-5} BOOTS=${BOOTS:-2} WRITES=${WRITES:-40000} SIZE=${SIZE:-64M} LIMIT=${LIMIT:-32M}
+ICOUNT=${ICOUNT:-shift=0,sleep=off}
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer"
+[[ $BOOTS =~ ^[1-9][0-9]*$ ]] || die "BOOTS must be a positive integer"
+[[ $WRITES =~ ^[1-9][0-9]*$ ]] || die "WRITES must be a positive integer"
+[[ $SIZE =~ ^[1-9][0-9]*M$ && $LIMIT =~ ^[1-9][0-9]*M$ ]] || die "SIZE and LIMIT look like 64M"
+# -icount is TCG only; the verdict is the same on every host this way
+export ACCEL=tcg
+
+bash "$AWS_TOP/harness/build-kernel.sh" unpatched
+
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+OUT=$AWS_BUILD/bench-cost/$STAMP
+mkdir -p "$OUT"
+T0=$SECONDS
+for b in $(seq 1 "$BOOTS"); do
+	for k in unpatched default; do
+		mod=1
+		[ $k = unpatched ] && mod=0
+		stage "bench-cost: $k kernel (boot $b of $BOOTS), $REPS reps per configuration"
+		RUN=$AWS_BUILD/runs/bench-cost-$k
+		python3 "$AWS_TOP/harness/runner.py" boot bench-cost --variant $k --cpus 1 --mem 512M \
+			--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" --progress \
+			--args "module=$mod reps=$REPS writes=$WRITES size=$SIZE limit=$LIMIT" ||
+			die "the $k guest failed (above), see $RUN/ktap.log"
+		sed "s/^/kernel=$k\tboot=$b\t/" "$RUN/results/runs.tsv" >>"$OUT/runs.tsv"
+		cp "$RUN/results/info.txt" "$OUT/info-$k-$b.txt"
+		cp "$RUN/qemu-cmdline" "$OUT/qemu-cmdline-$k"
+		cp "$RUN/console.log" "$OUT/console-$k-$b.log"
+		stage_done ""
+	done
+done
+{
+	echo "command: make bench-cost (REPS=$REPS BOOTS=$BOOTS WRITES=$WRITES SIZE=$SIZE LIMIT=$LIMIT ICOUNT=$ICOUNT)"
+	echo "git: $(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)$([ -n "$(git -C "$AWS_TOP" status --porcelain 2>/dev/null)" ] && echo ' (tree modified)')"
+	echo "host time: $((SECONDS - T0)) s for the guests"
+	python3 "$AWS_TOP/harness/bench-cost.py" "$OUT/runs.tsv"
+} >"$OUT/summary.txt"
+ln -sfn "$STAMP" "$AWS_BUILD/bench-cost/latest"
+cat "$OUT/summary.txt"
+echo "== bench-cost: results in ${OUT#"$AWS_TOP"/}"

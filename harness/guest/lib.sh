@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for guest test suites: KTAP output (one subtest per case) and the
+# small pieces every suite needs (module load, vmstat, cgroups).  A suite is
+# a bash script in harness/guest/tests/ that sources this file, calls ok/fail/
+# check/expect/skip exactly once per case, whatever happens, and ends with
+# 'ktap_end'.  Its plan line "1..N" comes from the manifest (harness/manifest,
+# on the tools disk); the host fails a suite whose cases do not add up to
+# it.  harness/guest/run-suites.sh nests its output under a top-level KTAP line
+# per suite.
+
+AWS_TOOLS=${AWS_TOOLS:-/mnt/tools}
+AWS_MOD=$AWS_TOOLS/module/anon_workingset.ko
+AWS_PARAMS=/sys/module/anon_workingset/parameters
+KTAP_N=0
+KTAP_FAILED=0
+
+KTAP_SUITE=$(basename "$0" .sh)
+KTAP_PLAN=$(awk -v s="$KTAP_SUITE" '$1 !~ /^#/ && NF == 3 && $2 == s { print $3; exit }' \
+	"$AWS_TOOLS/manifest" 2>/dev/null)
+echo "KTAP version 1"
+echo "# Subtest: $KTAP_SUITE"
+if [ -n "$KTAP_PLAN" ]; then
+	echo "1..$KTAP_PLAN"
+else
+	echo "# suite $KTAP_SUITE has no entry in the manifest: no plan"
+fi
+# AWS_TIMING=1 (AWS_ENV=AWS_TIMING=1 on the host): a "# at N.N s" line after each case,
+# the suite's elapsed time, to see where a suite spends its time.
+ktap_time() { [ -z "${AWS_TIMING:-}" ] || echo "# at $SECONDS s"; }
+ok() { KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $*"; ktap_time; }
+fail() {
+	KTAP_N=$((KTAP_N + 1)); KTAP_FAILED=$((KTAP_FAILED + 1))
+	local name=$1
+	shift
+	echo "not ok $KTAP_N $name${*:+ # $*}"
+	ktap_time
+}
+skip() { local name=$1; shift; KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $name # SKIP $*"; }
+diag() { echo "# $*"; }
+# check NAME CMD...: one case that passes iff CMD succeeds.
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else fail "$name" "failed: $*"; fi
+}
+# expect NAME WHAT GOT OP WANT: numeric comparison case with the figures in the line.
+expect() {
+	local name=$1 what=$2 got=$3 op=$4 want=$5
+	if test "$got" "$op" "$want" 2>/dev/null; then
+		ok "$name # $what=$got ($op $want)"
+	else
+		fail "$name" "$what=$got, wanted $op $want"
+	fi
+}
+# bail NAME WHY: a step that everything after it needs failed: fail NAME and
+# stop the suite (the host counts the cases it did not emit as failed).
+bail() {
+	fail "$@"
+	echo "# bail out: the remaining cases of $KTAP_SUITE were not run"
+	exit 1
+}
+ktap_end() {
+	if [ "$KTAP_N" != "${KTAP_PLAN:-none}" ]; then
+		echo "# $KTAP_SUITE emitted $KTAP_N cases, its plan says ${KTAP_PLAN:-nothing}"
+		return 1
+	fi
+	[ "$KTAP_FAILED" = 0 ]
+}
+
+# vm_read ARRAY: all of /proc/vmstat into an associative array.  The file
+# is copied first: bash's read takes it a few bytes at a time, and numbers
+# that change between two reads would come out torn.
+vm_read() {
+	local -n _vm=$1
+	local k v
+	_vm=()
+	cat /proc/vmstat >/tmp/vmstat
+	while read -r k v; do
+		# shellcheck disable=SC2004 # _vm names an associative array
+		[ -n "$k" ] && _vm[$k]=$v
+	done </tmp/vmstat
+}
+vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
+meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+aws_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/anon_workingset; }
+# cg_stat NAME KEY: exact value of KEY in cgroup NAME's memory.stat (flushed on read)
+cg_stat() { awk -v k="$2" '$1 == k { print $2 }' "/sys/fs/cgroup/$1/memory.stat"; }
+
+mod_load() { lsmod | grep -q '^anon_workingset ' || insmod "$AWS_MOD" "$@"; }
+mod_unload() { ! lsmod | grep -q '^anon_workingset ' || rmmod anon_workingset; }
+set_policy() { echo "$1" >"$AWS_PARAMS/policy"; }
+# The parameter lists every policy, the running one in brackets.
+get_policy() { sed -n 's/.*\[\([a-z0-9_]*\)\].*/\1/p' "$AWS_PARAMS/policy"; }
+# aws_policies: every policy the module offers, in the registry's order
+# (module/policies/registry.c): the only list there is.  Loads the module
+# for a moment if it is not loaded.
+aws_policies() {
+	if lsmod | grep -q '^anon_workingset '; then
+		tr -d '[]' <"$AWS_PARAMS/policy"
+	else
+		insmod "$AWS_MOD" || return 1
+		tr -d '[]' <"$AWS_PARAMS/policy"
+		rmmod anon_workingset
+	fi
+}
+
+# cg_run NAME LIMIT CMD...: run CMD in a fresh cgroup with memory.max=LIMIT
+# (swap unlimited), then remove the cgroup.
+cg_run() {
+	local cg=/sys/fs/cgroup/$1 lim=$2 rc
+	shift 2
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	mkdir -p "$cg" && echo "$lim" >"$cg/memory.max" || return 1
+	(echo $BASHPID >"$cg/cgroup.procs" && exec "$@")
+	rc=$?
+	rmdir "$cg" 2>/dev/null
+	return $rc
+}
+# cg_stop NAME: end the timed phase of the workloads running in cgroup NAME
+# (aws-randw/aws-zipf: SIGUSR1 stops them early, they still verify and report).
+cg_stop() {
+	local pid
+	while read -r pid; do kill -USR1 "$pid" 2>/dev/null; done <"/sys/fs/cgroup/$1/cgroup.procs"
+}
+# randw_writes MB: a write count for aws-randw over an MB-sized region; it
+# populates only the pages it writes, and 1.6 random writes per page touch
+# about 80% of them.
+randw_writes() { echo $(($1 * 256 * 8 / 5)); }
+# result_get LINE KEY: value of KEY in a 'RESULT k=v ...' line
+result_get() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }

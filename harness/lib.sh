@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034
+#
+# Shared helpers for the host-side harness scripts in harness/: paths, logging,
+# stage timing and hashing. Sourced, never executed.
+
+AWS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+AWS_BUILD=${AWS_BUILD:-$AWS_TOP/build}
+AWS_LOGS=$AWS_BUILD/logs
+AWS_SRC_PARENT=$AWS_BUILD/src
+AWS_SRC=$AWS_SRC_PARENT/linux-source-6.1
+AWS_TARBALL=${AWS_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+mkdir -p "$AWS_LOGS"
+
+die() { echo "error: $*" >&2; exit 1; }
+note() { echo "  $*"; }
+
+# stage NAME: print a stage header; stage_done prints how long it took.
+stage() {
+	AWS_STAGE=$*
+	AWS_STAGE_T0=$(date +%s.%N)
+	echo ">> $AWS_STAGE"
+}
+stage_done() {
+	local t1
+	t1=$(date +%s.%N)
+	printf '<< %s: %.1f s%s\n' "$AWS_STAGE" "$(echo "$t1 - $AWS_STAGE_T0" | bc)" "${1:+ ($1)}"
+}
+
+# aws_python: print a python3 that has Debian's python3-pandas and
+# python3-matplotlib (results.py needs both); a python3 earlier in PATH
+# (pyenv, venv) usually cannot see them.
+aws_python() {
+	local p
+	for p in /usr/bin/python3 python3; do
+		"$p" -c 'import pandas, matplotlib' 2>/dev/null && echo "$p" && return 0
+	done
+	return 1
+}
+
+# run_logged LOG CMD...: run CMD with all output in LOG; on failure show the
+# tail of LOG and fail.
+run_logged() {
+	local log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		echo "error: '$*' failed; last lines of $log:" >&2
+		tail -n 30 "$log" >&2
+		return 1
+	fi
+}
+
+# progress LOG PID LABEL: while PID runs, print a one-line progress report
+# every 15 s (lines written to LOG so far), so long stages are visibly alive
+# without flooding the terminal.
+progress() {
+	local log=$1 pid=$2 label=$3 t0=$SECONDS
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 15
+		kill -0 "$pid" 2>/dev/null || break
+		printf '   %s: %d s, %d log lines, last: %.70s\n' "$label" \
+			$((SECONDS - t0)) "$(wc -l <"$log")" "$(tail -n 1 "$log" | tr -d '\r')"
+	done
+}
+
+hash_files() { cat "$@" 2>/dev/null | sha256sum | cut -c1-16; }
+
+kernel_pkg_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+		die "linux-source-6.1 is not installed (run: make deps)"
+}
+
+# The patch series, in order: patches/series if present, else patches/*.patch.
+patch_series() {
+	if [ -f "$AWS_TOP/patches/series" ]; then
+		grep -v '^\s*\(#\|$\)' "$AWS_TOP/patches/series" | sed "s|^|$AWS_TOP/patches/|"
+	else
+		ls "$AWS_TOP"/patches/*.patch 2>/dev/null || true
+	fi
+}
+
+# Kernel problems (and guest script errors) on a guest console: the
+# patterns are harness/console-patterns, the scan is harness/runner.py's, the one
+# that judges every guest run.  console_scan FILE...: print the lines that
+# match (FILE:LINE:TEXT); exit status 0 if any, 1 if none, 2 on error.
+console_scan() { python3 "$AWS_TOP/harness/runner.py" scan "$@"; }
+# console_patterns: the patterns, one a line.
+console_patterns() { grep -v '^#' "$AWS_TOP/harness/console-patterns" | grep -v '^$'; }
+
+# The manifest (harness/manifest): for each guest run, the suites it runs, in
+# order, and how many cases each must emit.  Lines "RUN SUITE CASES".
+AWS_MANIFEST=$AWS_TOP/harness/manifest
+# manifest_suites RUN: the suites of RUN, space-separated, in order.
+manifest_suites() {
+	awk -v r="$1" '$1 !~ /^#/ && NF == 3 && $1 == r { printf "%s%s", s, $2; s = " " }
+		END { print "" }' "$AWS_MANIFEST"
+}

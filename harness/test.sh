@@ -1,0 +1,243 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make test`: build what is missing, run the style checks, boot the guest
+# suites with the userspace unit tests beside them, check that the harness reports a
+# guest kernel WARN, RCU stall and crash as failures, and end with the line
+# "N passed, N failed".
+#
+# The guest suites run in two lanes at once (one host core each, TCG is
+# single-threaded): lane 1 boots guest A, then the negative guest, which
+# fires a WARN_ON, stalls RCU and panics on purpose; lane 2 boots guest B,
+# then guest C, booted with cgroup_disable=memory (measured, the two lanes
+# are about as long).  Which suites each guest runs, and how many cases
+# each must emit, is harness/manifest's (test-a: module, workloads, policies,
+# fidelity, cgroups; test-b: filerule, reliability at make-test size,
+# tracing, hostile; test-c: harness, nomemcg; the stress suite runs in make
+# stress only); a missing, short or miscounted suite, or a guest that ran
+# another list, fails.  The harness
+# suite's memory hog runs in C: under TCG the first episode of global memory
+# pressure in a boot costs about 10 s, and nomemcg needs one anyway.  The
+# style checks are skipped when nothing they read has changed since they
+# last passed.
+# AWS_SUITES="a b" runs just those suites in one guest instead (AWS_ENV=
+# "AWS_X=1,AWS_Y=2" passes settings to them; their counts still come from
+# the manifest).  VARIANT=debug: the runner allows the debug kernel its
+# longer time.
+#
+# Every guest boots through harness/runner.py, which judges it and writes its
+# verdict (kernel clean or not, and its KTAP counted against the manifest)
+# to build/runs/<run>/verdict.json.  Every result is a KTAP line somewhere:
+# build/logs/unit.ktap (unit tests, the simulator's and the workloads'
+# self-tests, the tests of the console scanner, of check-style.sh, of the
+# result count, of the runner's judging, of the plans, of the documents'
+# paths and of the results analysis, harness/results.py), build/logs/host.ktap (host-side checks),
+# build/runs/<run>/ktap.log (guest suites).  Every KTAP document must emit
+# exactly the cases its plan line announces.  Exit status is non-zero if
+# anything failed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+VARIANT=${1:-default}
+RUNNER=$AWS_TOP/harness/runner.py
+T0=$SECONDS
+HOST_KTAP=$AWS_LOGS/host.ktap
+host_n=0 HOST_LINES=()
+host_result() { # host_result ok|not-ok NAME [why]: one host-side case
+	host_n=$((host_n + 1))
+	if [ "$1" = ok ]; then HOST_LINES+=("ok $host_n $2${3:+ # $3}")
+	else HOST_LINES+=("not ok $host_n $2${3:+ # $3}"); fi
+}
+GUEST_RUNS=()
+# guest NAME MEM TIMEOUT KARGS ENV: boot the test plan (in the foreground;
+# the lanes below run in the background) with kernel arguments KARGS and
+# suite settings ENV ("AWS_X=1,AWS_Y=2"); the runner's output goes to
+# run-NAME.log, its verdict to build/runs/NAME/verdict.json.  The suites
+# are the manifest's for NAME (or AWS_SUITES').
+guest() {
+	local suites
+	suites=$(guest_suites "$1")
+	python3 "$RUNNER" boot test --name "$1" --mem "$2" --cpus 2 --variant "$VARIANT" \
+		--timeout "$3" --suites "$suites" \
+		--args "$suites" --env "$5" --append "$4" >"$AWS_LOGS/run-$1.log" 2>&1
+}
+guest_suites() { if [ "$1" = test ]; then echo "$AWS_SUITES"; else manifest_suites "$1"; fi; }
+# reap NAME: show a finished guest's host log, record whether it ran its
+# plan to the end on a clean kernel (its cases are counted at the end).
+reap() {
+	local status
+	GUEST_RUNS+=("$1")
+	sed 's/^/   /' "$AWS_LOGS/run-$1.log"
+	status=$(verdict "$1" status)
+	case $status in
+	ok | tests-failed) host_result ok "guest_${1}_clean" ;;
+	*) host_result not-ok "guest_${1}_clean" "$status: $(verdict "$1" reason)" ;;
+	esac
+}
+# verdict RUN FIELD: one field of the runner's verdict on RUN ("none" if
+# it wrote none).
+verdict() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+		"$AWS_BUILD/runs/$1/verdict.json" "$2" 2>/dev/null || echo none
+}
+# negative_guest: the harness's negative tests, one guest with three
+# sections (harness/guest/plans/negative.sh): the smoke module fires a WARN_ON,
+# then stalls RCU, then the kernel is crashed.  The run must be reported as
+# a kernel problem (the runner's verdict), and the shared console scan
+# must trip on each section on its own, with that section's own pattern.
+negative_guest() {
+	python3 "$RUNNER" boot negative --name negative --mem 256M --cpus 2 --variant "$VARIANT" \
+		--timeout 150 >"$AWS_LOGS/run-negative.log" 2>&1
+}
+# negative_check NAME SECTION PATTERN: the console lines between the marker
+# of SECTION and the next marker must trip console_scan, on a line matching
+# PATTERN; the boot before the first marker must not trip it at all.
+negative_check() {
+	local name=$1 sec=$2 pat=$3 status log=$AWS_BUILD/runs/negative/console.log hits
+	local part=$AWS_BUILD/runs/negative/section-$sec.log
+	status=$(verdict negative status)
+	awk -v s="$sec" '/aws-negative: section / { on = ($NF == s) } on' "$log" >"$part" 2>/dev/null
+	if [ "$status" != kernel-problem ]; then
+		host_result not-ok "$name" "the runner's verdict is '$status', expected kernel-problem"
+	elif [ ! -s "$part" ]; then
+		host_result not-ok "$name" "no '$sec' section in $log"
+	elif hits=$(awk '/aws-negative: section / { exit } { print }' "$log" >"$part.boot" &&
+		console_scan "$part.boot"); then
+		host_result not-ok "$name" "the console tripped before the first section: $(head -n 1 <<<"$hits")"
+	elif ! hits=$(console_scan "$part"); then
+		host_result not-ok "$name" "the scan found nothing in the '$sec' section"
+	elif ! grep -Eq -- "$pat" <<<"$hits"; then
+		host_result not-ok "$name" "'$sec' section tripped the scan, but not on /$pat/: $(head -n 1 <<<"$hits")"
+	else
+		host_result ok "$name" "$(grep -Em1 -- "$pat" <<<"$hits" | cut -d: -f3- | cut -c1-70)"
+	fi
+}
+# unit_tests: the host-side tests, ten KTAP documents (each checked
+# against its own plan line) in build/logs/unit.ktap, exit status in
+# unit.rc.  They run beside the guests (everything they need is built by
+# then), on the CPU time the guests leave.
+unit_tests() {
+	local rc=0
+	make -s --no-print-directory -C "$AWS_TOP/userspace/tests" O="$AWS_BUILD/userspace-tests" \
+		>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	make -s --no-print-directory -C "$AWS_TOP/userspace/sim" O="$AWS_BUILD/userspace" selftest \
+		>>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	make -s --no-print-directory -C "$AWS_TOP/userspace/workloads" O="$AWS_BUILD/userspace" check \
+		>>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	bash "$AWS_TOP/harness/test-console-scan.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	bash "$AWS_TOP/harness/test-check-style.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	bash "$AWS_TOP/harness/test-ktap-count.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	python3 "$AWS_TOP/harness/test-runner.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	python3 "$AWS_TOP/harness/test-plans.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	python3 "$AWS_TOP/harness/test-docs.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	# (no python3 with pandas: the traceback, and a KTAP document short, fail it)
+	"$(aws_python || echo python3)" "$AWS_TOP/harness/test-results.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	echo $rc >"$AWS_LOGS/unit.rc"
+}
+rm -f "$AWS_LOGS"/run-*.log
+
+stage "build: kernel, rootfs, module, workloads, tools disk"
+# Two jobs: on a cold machine debootstrap (mostly waiting on the mirror
+# and dpkg) runs beside the kernel build instead of after it.
+make -s -j2 --no-print-directory -C "$AWS_TOP" VARIANT="$VARIANT" kernel rootfs tools ||
+	{ echo "0 passed, 1 failed"; exit 1; }
+stage_done
+
+stage "style: checkpatch --strict and sparse on our kernel C, ShellCheck on our scripts"
+# Everything the checks read: our kernel C, the patches, the shell scripts
+# (the checker among them), the kernel build (checkpatch.pl, sparse's view
+# of the headers), sparse and ShellCheck.
+mapfile -t style_shs < <(find "$AWS_TOP"/{harness,userspace,module,include} -name '*.sh' | sort)
+style_key=$(cat "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$AWS_TOP"/module/policies/* \
+	"$AWS_TOP"/include/*.h "$AWS_TOP"/harness/smoke-module/* "$AWS_TOP"/patches/* "${style_shs[@]}" \
+	"$AWS_BUILD/kernel-$VARIANT/.aws-built-key" 2>/dev/null |
+	cat - <(sparse --version 2>&1; shellcheck --version 2>&1) | sha256sum | cut -c1-16)
+STYLE_KEY_FILE=$AWS_BUILD/style-$VARIANT.key
+if [ "$(cat "$STYLE_KEY_FILE" 2>/dev/null)" = "$style_key" ] && [ -s "$AWS_LOGS/style.ktap" ]; then
+	style_note="unchanged since they passed (key $style_key): build/logs/style.ktap"
+else
+	rm -f "$STYLE_KEY_FILE"
+	bash "$AWS_TOP/harness/check-style.sh" "$VARIANT" >"$AWS_LOGS/style.ktap" &&
+		echo "$style_key" >"$STYLE_KEY_FILE"
+	style_note=
+fi
+while read -r line; do
+	case $line in
+	"ok "*) host_result ok "${line#ok [0-9]* }" ;;
+	"not ok "*) host_result not-ok "${line#not ok [0-9]* }"; echo "   $line" ;;
+	esac
+done <"$AWS_LOGS/style.ktap"
+# check-style.sh's own KTAP document must add up to its plan.
+sprob=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=1 "$AWS_LOGS/style.ktap" | grep '^problem: ')
+[ -z "$sprob" ] || host_result not-ok style_checks_complete "${sprob//$'\n'/; }"
+stage_done "$style_note"
+
+# Probe KVM once here, not in each of the guests started at once below.
+accel=$(python3 "$RUNNER" accel --variant "$VARIANT") || { echo "0 passed, 1 failed"; exit 1; }
+echo "   accelerator: $accel (build/accel caches the verdict)"
+
+rm -f "$AWS_LOGS/unit.rc"
+unit_tests &
+unit_pid=$!
+if [ -n "${AWS_SUITES:-}" ]; then
+	stage "guest: $AWS_SUITES"
+	guest test 512M 1800 "" "${AWS_ENV:-}"
+	reap test
+	stage_done
+else
+	stage "guests, two lanes: A ($(manifest_suites test-a)), then a guest that must be" \
+		"reported for a WARN, an RCU stall and a panic; B ($(manifest_suites test-b))," \
+		"then C (cgroup_disable=memory: $(manifest_suites test-c))"
+	{
+		guest test-a 256M 900 "" ""
+		negative_guest
+	} &
+	lane1=$!
+	{
+		# 84 flips walk all 42 ordered pairs of 7 policies
+		guest test-b 512M 900 "" AWS_CYCLES=8,AWS_FLIPS=84,AWS_LIMIT_MB=16
+		guest test-c 192M 600 cgroup_disable=memory ""
+	} &
+	wait $lane1 $!
+	reap test-a
+	reap test-b
+	reap test-c
+	sed 's/^/   /' "$AWS_LOGS/run-negative.log"
+	negative_check harness_reports_guest_warn warn 'WARNING:.*aws_smoke'
+	negative_check harness_reports_rcu_stall stall 'self-detected stall'
+	negative_check harness_reports_guest_panic panic 'Kernel panic'
+	stage_done
+fi
+
+stage "unit tests (run beside the guests): policy core, simulator and workloads self-tests, console scanner, style checker, result count, runner, plans, docs' paths, results analysis"
+wait $unit_pid
+unit_out=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=10 "$AWS_LOGS/unit.ktap")
+read -r up uf us < <(tail -n 1 <<<"$unit_out")
+[ "$(cat "$AWS_LOGS/unit.rc" 2>/dev/null)" = 0 ] || [ "$uf" != 0 ] || uf=1
+stage_done "$up passed, $uf failed"
+grep '^problem: ' <<<"$unit_out" | sed 's/^/   unit: /'
+[ "$uf" = 0 ] || grep '^not ok\|error' "$AWS_LOGS/unit.ktap" | head -n 10
+
+pass=$up failed=$uf skipped=$us
+for run in "${GUEST_RUNS[@]}"; do
+	read -r gp gf gs < <(python3 "$RUNNER" total "$AWS_BUILD/runs/$run")
+	echo "   $run: $gp passed, $gf failed, $gs skipped ($(grep -h '^    # [a-z]*: [0-9]* s$' \
+		"$AWS_BUILD/runs/$run/ktap.log" | sed 's/^    # //' | tr '\n' ' '))"
+	pass=$((pass + gp)) failed=$((failed + gf)) skipped=$((skipped + gs))
+done
+# Every guest run the manifest names must be one that test.sh or stress.sh
+# boots (a run added there but not here would silently never run).
+unknown=$(awk '$1 !~ /^#/ && NF == 3 { print $1 }' "$AWS_MANIFEST" | sort -u |
+	grep -vxE 'test-[abc]|stress|stress-nomemcg' | tr '\n' ' ')
+if [ -z "$unknown" ]; then host_result ok manifest_runs_are_booted
+else host_result not-ok manifest_runs_are_booted "no script boots: $unknown"; fi
+printf '%s\n' "KTAP version 1" "1..$host_n" "${HOST_LINES[@]}" >"$HOST_KTAP"
+hout=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=1 "$HOST_KTAP")
+read -r hp hf hs < <(tail -n 1 <<<"$hout")
+grep '^not ok' "$HOST_KTAP" | sed 's/^/   host: /'
+grep '^problem: ' <<<"$hout" | sed 's/^/   host: /'
+pass=$((pass + hp)) failed=$((failed + hf)) skipped=$((skipped + hs))
+echo "== make test: $((SECONDS - T0)) s; logs in build/logs/, guest consoles in build/runs/*/console.log"
+[ "$skipped" = 0 ] || echo "($skipped skipped)"
+echo "$pass passed, $failed failed"
+[ "$failed" = 0 ]
