@@ -235,12 +235,19 @@ with open(sys.argv[1], "w") as f:
 EOF
 [ -s "$OUT/meta.json" ] || die "could not write $OUT/meta.json"
 
-# OPT and LRU for each cell's trace: a few seconds (cached in build/opt-cache).
-# A failure leaves every x OPT "n/a (why)" in the table, not the run failed.
+# OPT, LRU and the simulator's policies for each cell's trace: a few
+# seconds (cached in build/opt-cache).  A failure leaves every x OPT
+# "n/a (why)" in the table, not the run failed.
 "$PY" "$AWS_TOP/harness/opt.py" "$OUT" --bin "$SNAP/userspace" --cache "$OPTCACHE" ||
 	echo "warning: harness/opt.py failed: the table shows no OPT" >&2
 "$PY" "$AWS_TOP/harness/results.py" "$OUT"
 prc=$?
+# the simulator beside the guest (calib.txt, calib.csv): a measurement
+if [ -s "$OUT/runs.csv" ] && [ -s "$OUT/opt.csv" ]; then
+	echo
+	"$PY" "$AWS_TOP/harness/calibrate.py" "$OUT" ||
+		echo "warning: harness/calibrate.py failed: no calib.txt" >&2
+fi
 stage_done ""
 if [ $prc != 0 ]; then
 	echo "results.py exit status $prc" >"$OUT/FAILED"

@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Belady's OPT (and plain LRU) for every cell and seed of a `make run`.
+"""Belady's OPT, plain LRU and the simulator's policies for every cell and
+seed of a `make run`.
 
 usage: opt.py DIR [--bin DIR] [--cache DIR]
 
 DIR holds the guest's matrix.tsv (each cell's memory.max and workload
-command) and its runs (runs.tsv), or a stored runs.csv (which has both).  For each cell and
-repetition (the run's --seed) this derives the exact sequence of pages the
-workload touched, replays it in aws-sim with frames = memory.max / 4 KiB
-for OPT and LRU, and writes DIR/opt.csv, one row per (cell, rep):
+command) and its runs (runs.tsv), or a stored runs.csv (which has both).
+For each cell and repetition (the run's --seed) this derives the exact
+sequence of pages the workload touched, replays it in aws-sim with frames
+= memory.max / 4 KiB for OPT, LRU and the simulator's two-list model with
+the stock, baseline, protect and detect policies, and writes DIR/opt.csv,
+one row per (cell, rep):
 
   cell, rep, frames, trace, accesses, pages, opt_swapins, lru_swapins,
-  note, source
+  sim_stock_swapins, sim_baseline_swapins, sim_protect_swapins,
+  sim_detect_swapins, note, source
 
 trace is "exact", "approx" or "n/a"; note says why for the last two.
-opt_swapins and lru_swapins are each policy's misses over the whole trace
+The swap-ins are each policy's misses over the whole trace
 less the first touches (aws-sim's `measured` figure of a file trace): the
 swap-ins a workload would read from pswpin for the whole run, which is what
 the guest's vm_pswpin counts.
@@ -46,6 +50,7 @@ Standard library only.  harness/test-results.py tests it.
 """
 import csv
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -56,8 +61,12 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("AWS_BUILD", os.path.join(TOP, "build"))
 PAGE = 4096
-FIELDS = ["cell", "rep", "frames", "trace", "accesses", "pages", "opt_swapins", "lru_swapins",
-          "note", "source"]
+# The simulator's two-list model of the kernel, run on the same trace: its
+# stock 6.1 and the seed's three configurations (harness/calibrate.py sets
+# them beside the guest's nomod, baseline, protect and detect).
+SIM_POLICIES = ["stock", "baseline", "protect", "detect"]
+FIELDS = ["cell", "rep", "frames", "trace", "accesses", "pages", "opt_swapins", "lru_swapins"] + \
+    ["sim_%s_swapins" % p for p in SIM_POLICIES] + ["note", "source"]
 # RESULT keys that a run measures rather than follows from its arguments
 MEASURED = re.compile(r"(seconds|_per_sec|majfaults|pswpin|pswpout|pgmajfault|workingset_|verify_fail)")
 UNITS = {"": None, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -169,28 +178,33 @@ def deterministic(res):
 
 
 def simulate(simbin, args, frames, tmp):
-    """aws-sim ARGS --frames F with OPT and LRU -> (accesses, pages, opt, lru)."""
+    """aws-sim ARGS --frames F with OPT, LRU and SIM_POLICIES -> (accesses,
+    pages, {policy: swap-ins}), policies as "opt", "lru", "sim_stock", ..."""
     out = os.path.join(tmp, "sim.csv")
-    subprocess.run([simbin] + args + ["--frames", str(frames), "--policies", "opt,lru", "--csv", out],
+    subprocess.run([simbin] + args + ["--frames", str(frames), "--policies",
+                                      ",".join(["opt", "lru"] + SIM_POLICIES), "--csv", out],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     with open(out) as f:
         rows = {r["policy"]: r for r in csv.DictReader(f)}
     o = rows["OPT"]
-    return (int(o["accesses"]), int(o["distinct_pages"]), int(o["swapins_measured"]),
-            int(rows["LRU"]["swapins_measured"]))
+    swapins = {"opt": int(o["swapins_measured"]), "lru": int(rows["LRU"]["swapins_measured"])}
+    swapins.update(("sim_" + p, int(rows[p]["swapins_measured"])) for p in SIM_POLICIES)
+    return int(o["accesses"]), int(o["distinct_pages"]), swapins
 
 
 def compute(p, binary, cache):
-    """Run a plan (exact or approx): (accesses, pages, opt, lru, host RESULT keys)."""
+    """Run a plan (exact or approx): (accesses, pages, {policy: swap-ins},
+    host RESULT keys)."""
     simbin = os.path.join(binary, "aws-sim")
     argv = p.get("argv") or p["sim"]
     wl = os.path.join(binary, "aws-" + argv[0]) if p["kind"] == "exact" else None
-    key = hashlib.sha256(repr((sha(simbin), sha(wl) if wl else None, argv, p["frames"])).encode())
-    cfile = os.path.join(cache, key.hexdigest()[:32] + ".tsv")
+    key = hashlib.sha256(repr((sha(simbin), sha(wl) if wl else None, argv, p["frames"],
+                               SIM_POLICIES)).encode())
+    cfile = os.path.join(cache, key.hexdigest()[:32] + ".json")
     if os.path.exists(cfile):
         with open(cfile) as f:
-            a, n, opt, lru, res = f.read().rstrip("\n").split("\t")
-        return int(a), int(n), int(opt), int(lru), dict(kv.split("=", 1) for kv in res.split())
+            c = json.load(f)
+        return c["accesses"], c["pages"], c["swapins"], c["result"]
     with tempfile.TemporaryDirectory(prefix="aws-opt.") as tmp:
         res = {}
         if wl:
@@ -202,14 +216,14 @@ def compute(p, binary, cache):
                 raise RuntimeError("%s exit status %d: %s" % (" ".join(argv), r.returncode,
                                                               r.stderr.strip()[-200:]))
             res = deterministic(result_keys(r.stdout))
-            a, n, opt, lru = simulate(simbin, ["--trace", tr], p["frames"], tmp)
+            a, n, swapins = simulate(simbin, ["--trace", tr], p["frames"], tmp)
         else:
-            a, n, opt, lru = simulate(simbin, argv, p["frames"], tmp)
+            a, n, swapins = simulate(simbin, argv, p["frames"], tmp)
     os.makedirs(cache, exist_ok=True)
     with open(cfile + ".new", "w") as f:
-        f.write("%d\t%d\t%d\t%d\t%s\n" % (a, n, opt, lru, " ".join("%s=%s" % kv for kv in res.items())))
+        json.dump({"accesses": a, "pages": n, "swapins": swapins, "result": res}, f)
     os.replace(cfile + ".new", cfile)
-    return a, n, opt, lru, res
+    return a, n, swapins, res
 
 
 def read_runs(d):
@@ -259,12 +273,12 @@ def opt_rows(d, binary, cache):
                 row["source"] = " ".join(["aws-" + p["argv"][0]] + p["argv"][1:] + ["--save-trace"]) \
                     if p["kind"] == "exact" else "aws-sim " + " ".join(p["sim"])
                 try:
-                    a, n, opt, lru, res = compute(p, binary, cache)
+                    a, n, swapins, res = compute(p, binary, cache)
                     bad = mismatch([r for r in mine if str(r["rep"]) == str(rep)], p.get("expect") or res)
                     if bad:
                         row.update(trace="n/a", note="not the guest's trace: " + bad)
                     else:
-                        row.update(accesses=a, pages=n, opt_swapins=opt, lru_swapins=lru)
+                        row.update(accesses=a, pages=n, **{k + "_swapins": v for k, v in swapins.items()})
                 except (OSError, RuntimeError, subprocess.CalledProcessError, KeyError, ValueError) as e:
                     row.update(trace="n/a", note="could not compute: %s" % str(e).replace("\n", " ")[:200])
             rows.append(row)

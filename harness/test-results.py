@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host-side test of harness/results.py and harness/opt.py, as KTAP on stdout: on
+"""Host-side test of harness/results.py, opt.py and calibrate.py, as KTAP: on
 a canned guest output (runs.tsv, matrix.tsv, guest-info.txt, opt.csv) it
 checks the table of runs, its round trip through runs.csv, the medians, the
 confidence intervals (on inputs whose exact interval and level are known,
 and by their coverage on simulated runs), the report of failed or missing
 runs, that policies come from the data, the x OPT figures with their
-approximate and n/a cells, and opt.py's choice of trace for each kind of
+approximate and n/a cells, opt.py's choice of trace for each kind of
 command and its figures on real traces (the workloads and aws-sim of
-build/userspace, run on the host).  make test runs it with the unit tests;
+build/userspace, run on the host), and calibrate.py's verdicts.  make test runs it with the unit tests;
 no guest needed.
 """
 import importlib.util
@@ -29,6 +29,10 @@ spec = importlib.util.spec_from_file_location(
     "opt", os.path.join(os.path.dirname(os.path.abspath(__file__)), "opt.py"))
 O = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(O)
+spec = importlib.util.spec_from_file_location(
+    "calibrate", os.path.join(os.path.dirname(os.path.abspath(__file__)), "calibrate.py"))
+C = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(C)
 
 # thrash-seed: two policies x 3 reps, one of them a policy no list names;
 # randw: one run failed its verification, one failed to set up.
@@ -265,6 +269,9 @@ def check_opt_real(d):
     got = {(r["cell"], r["rep"]): r for r in rows}
     r = got[("loop", 1)]
     assert (r["trace"], r["frames"], r["opt_swapins"], r["lru_swapins"]) == ("exact", 32768, 32768, 163840), r
+    # the simulator's 6.1 misses every access of the loops, like LRU
+    assert r["sim_stock_swapins"] == 163840 and all(
+        r["sim_%s_swapins" % p] >= r["opt_swapins"] for p in O.SIM_POLICIES), r
     r = got[("loop", 2)]
     assert r["trace"] == "n/a" and "pages=40959" in r["note"], r
     # zipf-t1 is the sim's zipf pattern with one thread (selftest.sh proves
@@ -281,12 +288,46 @@ def check_opt_real(d):
     return "loop OPT 32768 LRU 163840, zipf-t1 OPT %d = aws-sim's, a mismatch refused" % t1["opt_swapins"]
 
 
+def check_calibrate():
+    """Three cells, one per verdict: the two order every pair alike; the
+    simulator orders a pair the other way; the guest's ranges overlap."""
+    with tempfile.TemporaryDirectory() as g:
+        runs, opt = [], []
+        guest = {"a": {"nomod": (100, 110), "baseline": (200, 210)},
+                 "b": {"nomod": (100, 110), "baseline": (200, 210)},
+                 "c": {"nomod": (100, 150), "baseline": (140, 210)}}
+        sim = {"a": (1000, 2000), "b": (2000, 1000), "c": (1000, 2000)}
+        for cell, pols in guest.items():
+            for pol, (lo, hi) in pols.items():
+                for rep_, v in ((1, lo), (2, (lo + hi) // 2), (3, hi)):
+                    runs.append({"cell": cell, "policy": pol, "rep": rep_, "vm_pswpin": v})
+            for rep_ in (1, 2, 3):
+                opt.append({"cell": cell, "rep": rep_, "trace": "exact", "opt_swapins": 50,
+                            "sim_stock_swapins": sim[cell][0], "sim_baseline_swapins": sim[cell][1],
+                            "sim_protect_swapins": 5, "sim_detect_swapins": 5})
+        pd.DataFrame(runs).to_csv(os.path.join(g, "runs.csv"), index=False)
+        pd.DataFrame(opt).to_csv(os.path.join(g, "opt.csv"), index=False)
+        assert C.main([g]) == 0
+        t = pd.read_csv(os.path.join(g, "calib.csv"))
+        verdict = t.groupby("cell").ranking.first().to_dict()
+        assert verdict == {"a": "agrees", "b": "disagrees", "c": "agrees"}, verdict
+        a = t[(t.cell == "a") & (t.policy == "nomod")].iloc[0]
+        assert (a.guest_median, a.sim_median, a.guest_min, a.guest_max) == (105, 1000, 100, 110), a
+        text = open(os.path.join(g, "calib.txt")).read()
+        assert "b (exact trace): ranking DISAGREES (0 agree, 0 tie, 1 contradict); nomod vs baseline" \
+            in text and "c (exact trace): ranking agrees (0 agree, 1 tie" in text, text
+        # policies the guest did not run (protect, detect) are left out
+        assert set(t.policy) == {"nomod", "baseline"}
+    return "agree, contradict and tie, each cell's verdict, the medians"
+
+
 def main():
     tests = [("parse_runs_tsv", check_parse), ("runs_csv_round_trip", check_roundtrip),
              ("medians_and_change", check_medians), ("ci_known_values", check_ci_known),
              ("ci_coverage", check_ci_coverage), ("failed_and_missing_runs", check_problems),
              ("x_opt_summary", check_opt_summary), ("table_and_plots_from_data", check_outputs),
-             ("opt_trace_plan", check_opt_plan), ("opt_on_real_traces", check_opt_real)]
+             ("opt_trace_plan", check_opt_plan), ("opt_on_real_traces", check_opt_real),
+             ("calibrate_rankings", check_calibrate)]
     print("KTAP version 1\n1..%d" % len(tests))
     bad = 0
     with tempfile.TemporaryDirectory() as d:
