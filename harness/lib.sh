@@ -9,7 +9,7 @@ AWS_BUILD=${AWS_BUILD:-$AWS_TOP/build}
 AWS_LOGS=$AWS_BUILD/logs
 AWS_SRC_PARENT=$AWS_BUILD/src
 AWS_SRC=$AWS_SRC_PARENT/linux-source-6.1
-AWS_TARBALL=${AWS_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+AWS_TARBALL=/usr/src/linux-source-6.1.tar.xz
 mkdir -p "$AWS_LOGS"
 
 die() { echo "error: $*" >&2; exit 1; }
