@@ -17,15 +17,21 @@ KTAP_N=0
 KTAP_FAILED=0
 
 KTAP_SUITE=$(basename "$0" .sh)
-KTAP_PLAN=$(awk -v s="$KTAP_SUITE" '$1 !~ /^#/ && NF == 3 && $2 == s { print $3; exit }' \
-	"$AWS_TOOLS/manifest" 2>/dev/null)
-echo "KTAP version 1"
-echo "# Subtest: $KTAP_SUITE"
-if [ -n "$KTAP_PLAN" ]; then
-	echo "1..$KTAP_PLAN"
-else
-	echo "# suite $KTAP_SUITE has no entry in the manifest: no plan"
-fi
+# A suite (harness/guest/tests/) opens its KTAP document; a boot plan that
+# borrows the helpers (make run's experiment, bench-cost) does not.
+case $0 in
+*/tests/*)
+	KTAP_PLAN=$(awk -v s="$KTAP_SUITE" '$1 !~ /^#/ && NF == 3 && $2 == s { print $3; exit }' \
+		"$AWS_TOOLS/manifest" 2>/dev/null)
+	echo "KTAP version 1"
+	echo "# Subtest: $KTAP_SUITE"
+	if [ -n "$KTAP_PLAN" ]; then
+		echo "1..$KTAP_PLAN"
+	else
+		echo "# suite $KTAP_SUITE has no entry in the manifest: no plan"
+	fi
+	;;
+esac
 # AWS_TIMING=1 (AWS_ENV=AWS_TIMING=1 on the host): a "# at N.N s" line after each case,
 # the suite's elapsed time, to see where a suite spends its time.
 ktap_time() { [ -z "${AWS_TIMING:-}" ] || echo "# at $SECONDS s"; }
