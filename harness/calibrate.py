@@ -8,10 +8,12 @@ usage: calibrate.py DIR
 DIR is a `make run` result folder with runs.csv (harness/results.py) and
 opt.csv (harness/opt.py, which replays each run's page-access trace in
 aws-sim's two-list model with the stock, baseline, protect and detect
-policies at memory.max / 4 KiB frames).  For every cell with a trace and
-for each of those four policies the guest ran (stock 6.1 is the guest's
-nomod), this sets the guest's median pswpin beside the simulator's median
-on the same traces, and compares the rankings pair by pair:
+policies at memory.max / 4 KiB frames, in the model's two variants: "sim",
+a faulted-in page starts unreferenced, and "young", --fault-young).  For
+every cell with a trace and for each of those four policies the guest ran
+(stock 6.1 is the guest's nomod), this sets the guest's median pswpin
+beside each model's median on the same traces, and compares the rankings
+pair by pair, for each model:
 
   the guest orders a pair when the ranges of their runs do not overlap,
   the simulator when the two differ by more than 1 %; a pair is "agree"
@@ -31,6 +33,7 @@ import sys
 import pandas as pd
 
 GUEST_OF = {"stock": "nomod", "baseline": "baseline", "protect": "protect", "detect": "detect"}
+MODELS = ("sim", "young")
 SIM_TIE = 0.01
 
 
@@ -42,13 +45,16 @@ def table(d):
     for cell, o in opt.groupby("cell", sort=False):
         for sim, guest in GUEST_OF.items():
             r = runs[(runs.cell == cell) & (runs.policy == guest)]
-            col = "sim_%s_swapins" % sim
-            if r.empty or col not in o:
+            if r.empty or "sim_%s_swapins" % sim not in o:
                 continue
-            rows.append({"cell": cell, "policy": guest, "trace": o.trace.iloc[0],
-                         "guest_n": len(r), "guest_median": r.vm_pswpin.median(),
-                         "guest_min": r.vm_pswpin.min(), "guest_max": r.vm_pswpin.max(),
-                         "sim_median": o[col].median(), "opt_median": o.opt_swapins.median()})
+            row = {"cell": cell, "policy": guest, "trace": o.trace.iloc[0],
+                   "guest_n": len(r), "guest_median": r.vm_pswpin.median(),
+                   "guest_min": r.vm_pswpin.min(), "guest_max": r.vm_pswpin.max(),
+                   "opt_median": o.opt_swapins.median()}
+            for m in MODELS:
+                col = "%s_%s_swapins" % (m, sim)
+                row[m + "_median"] = o[col].median() if col in o else float("nan")
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -60,45 +66,52 @@ def order_guest(a, b):
     return 0
 
 
-def order_sim(a, b):
-    hi = max(a.sim_median, b.sim_median)
-    if hi == 0 or abs(a.sim_median - b.sim_median) <= SIM_TIE * hi:
+def order_sim(a, b, m):
+    x, y = getattr(a, m + "_median"), getattr(b, m + "_median")
+    hi = max(x, y)
+    if not hi > 0 or abs(x - y) <= SIM_TIE * hi:
         return 0
-    return -1 if a.sim_median < b.sim_median else 1
+    return -1 if x < y else 1
 
 
-def pairs(t):
-    """[(cell, a, b, verdict)] for every pair of policies in a cell."""
+def pairs(t, m="sim"):
+    """[(cell, a, b, verdict)] for every pair of policies in a cell, model M."""
     out = []
     for cell, g in t.groupby("cell", sort=False):
         g = list(g.itertuples())
         for i, a in enumerate(g):
             for b in g[i + 1:]:
-                og, os_ = order_guest(a, b), order_sim(a, b)
+                og, os_ = order_guest(a, b), order_sim(a, b, m)
                 v = "tie" if og == 0 or os_ == 0 else "agree" if og == os_ else "CONTRADICT"
                 out.append((cell, a.policy, b.policy, v))
     return out
 
 
 def report(t, ps):
+    """PS: {model: pairs}."""
     lines = ["simulator next to guest: median swap-ins (pswpin) per cell and policy, the guest's",
-             "min-max, the simulator's two-list model on the same traces at memory.max / 4 KiB",
-             "frames (stock = the guest's nomod), and guest/sim; ranking: pairs the two order alike",
-             "(agree), that either cannot order (tie), or order opposite ways (CONTRADICT)", ""]
+             "min-max, and the simulator's two-list model on the same traces at memory.max / 4 KiB",
+             "frames (stock = the guest's nomod): sim = its default model, young = --fault-young;",
+             "ranking, per model: pairs the two order alike (agree), that either cannot order",
+             "(tie), or order opposite ways (CONTRADICT)", ""]
     for cell, g in t.groupby("cell", sort=False):
-        cp = [p for p in ps if p[0] == cell]
-        bad = [p for p in cp if p[3] == "CONTRADICT"]
-        lines.append("%s (%s trace): ranking %s (%d agree, %d tie, %d contradict)%s" % (
-            cell, g.trace.iloc[0], "DISAGREES" if bad else "agrees",
-            sum(p[3] == "agree" for p in cp), sum(p[3] == "tie" for p in cp), len(bad),
-            "; " + ", ".join("%s vs %s" % (p[1], p[2]) for p in bad) if bad else ""))
+        lines.append("%s (%s trace)" % (cell, g.trace.iloc[0]))
+        for m in MODELS:
+            cp = [p for p in ps[m] if p[0] == cell]
+            bad = [p for p in cp if p[3] == "CONTRADICT"]
+            lines.append("  %-5s ranking %s (%d agree, %d tie, %d contradict)%s" % (
+                m, "DISAGREES" if bad else "agrees", sum(p[3] == "agree" for p in cp),
+                sum(p[3] == "tie" for p in cp), len(bad),
+                "; " + ", ".join("%s vs %s" % (p[1], p[2]) for p in bad) if bad else ""))
         for r in g.itertuples():
-            lines.append("  %-9s guest %9.0f (%.0f-%.0f)  sim %9.0f  guest/sim %5.2f  OPT %.0f" % (
+            lines.append("  %-9s guest %7.0f (%.0f-%.0f)  sim %7.0f  young %7.0f  OPT %.0f" % (
                 r.policy, r.guest_median, r.guest_min, r.guest_max, r.sim_median,
-                r.guest_median / r.sim_median if r.sim_median else float("nan"), r.opt_median))
+                r.young_median, r.opt_median))
     n = len(t.cell.unique())
-    nbad = len({p[0] for p in ps if p[3] == "CONTRADICT"})
-    lines += ["", "%d cell(s), rankings agree in %d, contradict in %d" % (n, n - nbad, nbad)]
+    lines.append("")
+    for m in MODELS:
+        nbad = len({p[0] for p in ps[m] if p[3] == "CONTRADICT"})
+        lines.append("%-5s: %d cell(s), rankings agree in %d, contradict in %d" % (m, n, n - nbad, nbad))
     return "\n".join(lines)
 
 
@@ -116,10 +129,11 @@ def main(argv):
     if t.empty:
         print("calibrate: no cell with a trace and a policy the simulator models")
         return 0
-    ps = pairs(t)
-    verdict = {c: ("disagrees" if any(p[0] == c and p[3] == "CONTRADICT" for p in ps)
-                   else "agrees") for c in t.cell.unique()}
-    t["ranking"] = t.cell.map(verdict)
+    ps = {m: pairs(t, m) for m in MODELS}
+    for m in MODELS:
+        verdict = {c: ("disagrees" if any(p[0] == c and p[3] == "CONTRADICT" for p in ps[m])
+                       else "agrees") for c in t.cell.unique()}
+        t["ranking_" + m] = t.cell.map(verdict)
     t.to_csv(os.path.join(d, "calib.csv"), index=False)
     text = report(t, ps)
     with open(os.path.join(d, "calib.txt"), "w") as f:

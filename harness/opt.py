@@ -10,12 +10,13 @@ command) and its runs (runs.tsv), or a stored runs.csv (which has both).
 For each cell and repetition (the run's --seed) this derives the exact
 sequence of pages the workload touched, replays it in aws-sim with frames
 = memory.max / 4 KiB for OPT, LRU and the simulator's two-list model with
-the stock, baseline, protect and detect policies, and writes DIR/opt.csv,
+the stock, baseline, protect and detect policies (sim_: its default model;
+young_: with --fault-young), and writes DIR/opt.csv,
 one row per (cell, rep):
 
   cell, rep, frames, trace, accesses, pages, opt_swapins, lru_swapins,
-  sim_stock_swapins, sim_baseline_swapins, sim_protect_swapins,
-  sim_detect_swapins, note, source
+  sim_stock_swapins, ..., sim_detect_swapins, young_stock_swapins, ...,
+  young_detect_swapins, note, source
 
 trace is "exact", "approx" or "n/a"; note says why for the last two.
 The swap-ins are each policy's misses over the whole trace
@@ -63,10 +64,13 @@ BUILD = os.environ.get("AWS_BUILD", os.path.join(TOP, "build"))
 PAGE = 4096
 # The simulator's two-list model of the kernel, run on the same trace: its
 # stock 6.1 and the seed's three configurations (harness/calibrate.py sets
-# them beside the guest's nomod, baseline, protect and detect).
+# them beside the guest's nomod, baseline, protect and detect), in both of
+# its models: "sim" (a faulted-in page starts unreferenced) and "young"
+# (--fault-young: the fault leaves the PTE young, as x86 does).
 SIM_POLICIES = ["stock", "baseline", "protect", "detect"]
+SIM_MODELS = {"sim": [], "young": ["--fault-young"]}
 FIELDS = ["cell", "rep", "frames", "trace", "accesses", "pages", "opt_swapins", "lru_swapins"] + \
-    ["sim_%s_swapins" % p for p in SIM_POLICIES] + ["note", "source"]
+    ["%s_%s_swapins" % (m, p) for m in SIM_MODELS for p in SIM_POLICIES] + ["note", "source"]
 # RESULT keys that a run measures rather than follows from its arguments
 MEASURED = re.compile(r"(seconds|_per_sec|majfaults|pswpin|pswpout|pgmajfault|workingset_|verify_fail)")
 UNITS = {"": None, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -178,18 +182,24 @@ def deterministic(res):
 
 
 def simulate(simbin, args, frames, tmp):
-    """aws-sim ARGS --frames F with OPT, LRU and SIM_POLICIES -> (accesses,
-    pages, {policy: swap-ins}), policies as "opt", "lru", "sim_stock", ..."""
+    """aws-sim ARGS --frames F with OPT, LRU and SIM_POLICIES in each model
+    -> (accesses, pages, {policy: swap-ins}), keys "opt", "lru",
+    "sim_stock", ..., "young_stock", ..."""
     out = os.path.join(tmp, "sim.csv")
-    subprocess.run([simbin] + args + ["--frames", str(frames), "--policies",
-                                      ",".join(["opt", "lru"] + SIM_POLICIES), "--csv", out],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    with open(out) as f:
-        rows = {r["policy"]: r for r in csv.DictReader(f)}
-    o = rows["OPT"]
-    swapins = {"opt": int(o["swapins_measured"]), "lru": int(rows["LRU"]["swapins_measured"])}
-    swapins.update(("sim_" + p, int(rows[p]["swapins_measured"])) for p in SIM_POLICIES)
-    return int(o["accesses"]), int(o["distinct_pages"]), swapins
+    swapins = {}
+    for model, flags in SIM_MODELS.items():
+        pols = (["opt", "lru"] if model == "sim" else []) + SIM_POLICIES
+        subprocess.run([simbin] + args + flags + ["--frames", str(frames), "--policies",
+                                                  ",".join(pols), "--csv", out],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        with open(out) as f:
+            rows = {r["policy"]: r for r in csv.DictReader(f)}
+        if model == "sim":
+            o = rows["OPT"]
+            swapins = {"opt": int(o["swapins_measured"]), "lru": int(rows["LRU"]["swapins_measured"])}
+            accesses, pages = int(o["accesses"]), int(o["distinct_pages"])
+        swapins.update(("%s_%s" % (model, p), int(rows[p]["swapins_measured"])) for p in SIM_POLICIES)
+    return accesses, pages, swapins
 
 
 def compute(p, binary, cache):
@@ -199,7 +209,7 @@ def compute(p, binary, cache):
     argv = p.get("argv") or p["sim"]
     wl = os.path.join(binary, "aws-" + argv[0]) if p["kind"] == "exact" else None
     key = hashlib.sha256(repr((sha(simbin), sha(wl) if wl else None, argv, p["frames"],
-                               SIM_POLICIES)).encode())
+                               SIM_POLICIES, SIM_MODELS)).encode())
     cfile = os.path.join(cache, key.hexdigest()[:32] + ".json")
     if os.path.exists(cfile):
         with open(cfile) as f:

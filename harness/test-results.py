@@ -304,18 +304,23 @@ def check_calibrate():
             for rep_ in (1, 2, 3):
                 opt.append({"cell": cell, "rep": rep_, "trace": "exact", "opt_swapins": 50,
                             "sim_stock_swapins": sim[cell][0], "sim_baseline_swapins": sim[cell][1],
-                            "sim_protect_swapins": 5, "sim_detect_swapins": 5})
+                            "sim_protect_swapins": 5, "sim_detect_swapins": 5,
+                            # the young model orders every pair like the guest
+                            "young_stock_swapins": 1000, "young_baseline_swapins": 2000,
+                            "young_protect_swapins": 5, "young_detect_swapins": 5})
         pd.DataFrame(runs).to_csv(os.path.join(g, "runs.csv"), index=False)
         pd.DataFrame(opt).to_csv(os.path.join(g, "opt.csv"), index=False)
         assert C.main([g]) == 0
         t = pd.read_csv(os.path.join(g, "calib.csv"))
-        verdict = t.groupby("cell").ranking.first().to_dict()
+        verdict = t.groupby("cell").ranking_sim.first().to_dict()
         assert verdict == {"a": "agrees", "b": "disagrees", "c": "agrees"}, verdict
+        assert set(t.ranking_young) == {"agrees"}, t.ranking_young
         a = t[(t.cell == "a") & (t.policy == "nomod")].iloc[0]
         assert (a.guest_median, a.sim_median, a.guest_min, a.guest_max) == (105, 1000, 100, 110), a
         text = open(os.path.join(g, "calib.txt")).read()
-        assert "b (exact trace): ranking DISAGREES (0 agree, 0 tie, 1 contradict); nomod vs baseline" \
-            in text and "c (exact trace): ranking agrees (0 agree, 1 tie" in text, text
+        assert "b (exact trace)\n  sim   ranking DISAGREES (0 agree, 0 tie, 1 contradict); nomod " \
+            "vs baseline\n  young ranking agrees (1 agree" in text and \
+            "c (exact trace)\n  sim   ranking agrees (0 agree, 1 tie" in text, text
         # policies the guest did not run (protect, detect) are left out
         assert set(t.policy) == {"nomod", "baseline"}
     return "agree, contradict and tie, each cell's verdict, the medians"
