@@ -4,7 +4,7 @@
 # Build the guest root filesystem image build/rootfs.img: a debootstrap
 # --variant=minbase bookworm with the few tools the guest tests need (kmod
 # for insmod/rmmod, procps, stress-ng, trace-cmd for the module's trace
-# events), an unprivileged user 'aws' (uid 1000)
+# events, sqlite3 for the real-program cell, aws-sqlite), an unprivileged user 'aws' (uid 1000)
 # for the permission tests, and a tiny PID-1 stub that hands over to the
 # scripts on the tools disk.  The image is made with mkfs.ext4 -d (no loop
 # mount).  It is rebuilt only when this script changes; the tests, workloads
@@ -14,7 +14,7 @@ set -euo pipefail
 
 IMG=$AWS_BUILD/rootfs.img
 DIR=$AWS_BUILD/rootfs
-PKGS=kmod,procps,stress-ng,trace-cmd
+PKGS=kmod,procps,stress-ng,trace-cmd,sqlite3
 key=$(hash_files "$0")
 MIRROR=${AWS_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)}

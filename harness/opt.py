@@ -117,6 +117,9 @@ def plan(cmd, limit, rep):
         return {"kind": "n/a", "note": "no memory.max (%s): global reclaim, no fixed frame count" % limit}
     frames = frames_b // PAGE
     prog, o = parse_cmd(cmd)
+    if prog == "sqlite":
+        return {"kind": "n/a", "frames": frames,
+                "note": "a real program (sqlite3): its page trace is not recorded"}
     if prog not in ("thrash", "protect", "loop", "zipf", "randw"):
         return {"kind": "n/a", "note": "unknown workload %s" % prog, "frames": frames}
     if "--seconds" in o:

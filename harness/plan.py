@@ -48,9 +48,11 @@ def module_policies():
 
 
 def workloads():
+    """aws-NAME for each program NAME.c and script NAME.sh that the
+    workloads Makefile installs (all but common.c and selftest.sh)."""
     d = os.path.join(TOP, "userspace", "workloads")
-    return sorted("aws-" + f[:-2] for f in os.listdir(d)
-                  if f.endswith(".c") and f not in ("common.c",))
+    return sorted("aws-" + os.path.splitext(f)[0] for f in os.listdir(d)
+                  if f.endswith((".c", ".sh")) and f not in ("common.c", "selftest.sh"))
 
 
 def shown(path):

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# selftest.sh - self-test of the workload binaries (aws-protect, aws-thrash,
-# aws-zipf, aws-randw, aws-loop) with tiny sizes; prints KTAP, exits non-zero
+# selftest.sh - self-test of the workloads (aws-protect, aws-thrash,
+# aws-zipf, aws-randw, aws-loop, and the sqlite3 script aws-sqlite) with tiny sizes; prints KTAP, exits non-zero
 # if any case fails. POSIX sh + coreutils + grep + awk (mawk is fine), so it
 # runs on the build host and inside the guest alike.
 #
@@ -56,6 +56,7 @@ tiny_args() {
 	zipf)    echo "--size 8M --threads 2 --seconds 0.2 --alpha 0.9" ;;
 	randw)   echo "--size 8M --threads 2 --seconds 0.2" ;;
 	loop)    echo "--size 4M --loops 3" ;;
+	sqlite)  echo "--size 4M --scans 2" ;;
 	esac
 }
 
@@ -66,6 +67,7 @@ keys_of() {
 	zipf)    echo "records records_per_sec threads alpha chunks chunk_bytes run_seconds record_majfaults" ;;
 	randw)   echo "writes writes_per_sec threads pages pages_written write_seconds write_majfaults" ;;
 	loop)    echo "loop_majfaults loop_pswpin loops pages loop_seconds" ;;
+	sqlite)  echo "rows scans build_seconds scan_seconds scan_rows_per_s scan_pswpin scan_majfaults" ;;
 	esac
 }
 
@@ -232,6 +234,18 @@ case_thrash_write() {
 	expect_key verify_fail 0 || return 1
 	# 2048 cold + 512 + 512 written, 4 hot1 passes, 3 rounds of 512 + 512
 	expect_key pages_verified $((4 * 512 + 3 * (512 + 512)))
+}
+
+case_sqlite_counts() {
+	# 1024 rows of one page each, scanned 3 times; every row checked
+	run sqlite --size 4M --scans 3
+	expect_rc 0 || return 1
+	check_result sqlite || return 1
+	expect_key verify_fail 0 || return 1
+	expect_key rows 1024 || return 1
+	expect_key scans 3 || return 1
+	expect_key pages_verified $((3 * 1024)) || return 1
+	expect_key_positive scan_rows_per_s
 }
 
 case_loop_counts() {
@@ -531,15 +545,15 @@ case_size_bad_limit_env() {
 # ---- plan and run -------------------------------------------------------
 
 CASES=
-for w in protect thrash zipf randw loop; do
+for w in protect thrash zipf randw loop sqlite; do
 	for c in run corrupt_test; do
 		CASES="$CASES $w:$c"
 	done
 done
-CASES="$CASES thrash:thrash_write loop:loop_counts zipf:zipf_records randw:randw_writes"
+CASES="$CASES thrash:thrash_write loop:loop_counts sqlite:sqlite_counts zipf:zipf_records randw:randw_writes"
 CASES="$CASES zipf:early_stop randw:early_stop protect:size_fraction_of_memtotal"
 if [ "$SET" = all ]; then
-	for w in protect thrash zipf randw loop; do
+	for w in protect thrash zipf randw loop sqlite; do
 		for c in help garbage_size unknown_option stray_operand; do
 			CASES="$CASES $w:$c"
 		done
