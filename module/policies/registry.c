@@ -14,6 +14,7 @@ const struct aws_policy *const aws_policies[] = {
 	&aws_policy_upstream,
 	&aws_policy_example,
 	&aws_policy_stable,
+	&aws_policy_hold,
 };
 
 const unsigned int aws_nr_policies = AWS_ARRAY_SIZE(aws_policies);

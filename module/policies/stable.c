@@ -118,7 +118,7 @@
  * private state is five words per lruvec, updated without a lock: a
  * lost update only blurs the rate.
  *
- * For the sensitivity sweep (userspace/sim/sweep-stable.sh) the two
+ * For the sensitivity sweep (userspace/sim/sweep.sh stable) the two
  * derived constants can be overridden at compile time: STABLE_CAP_NUM /
  * STABLE_CAP_DEN (A as a fraction of resident anon, 1/2) and
  * STABLE_WINDOW (the rates' memory, in memories of ticks, 1).

@@ -64,6 +64,14 @@ static const struct expect {
 	 * to survive on the active list (test_stable_subset())
 	 */
 	bool stable_subset;
+	/*
+	 * hold's rules (test_hold_*()): refaults that fit go into room or
+	 * displace for the share of displaced pages that stay away, a
+	 * stable hashed part of the longer ones into room, all quietly
+	 */
+	bool hold_rules;
+	/* an inactive_ratio callback: with auto, at least this ratio */
+	unsigned long ratio_floor;
 	const char *why;
 } expected[] = {
 	{
@@ -171,6 +179,23 @@ static const struct expect {
 		.file_ws = FILE_WS_ACTIVE_FILE,
 		.ratio = RATIO_PARAM,
 		.why = "stable: detect plus a stable subset of long refaults",
+	},
+	{
+		.name = "hold",
+		.clock = AWS_CLOCK_ANON,	/* detect's */
+		.new_anon = NO,
+		.swapin = DECLINE,		/* 6.1: no PSI mark on swap-in */
+		.swapin_mapped = DECLINE,
+		.evict_1 = YES, .evict_512 = YES, /* every folio, as 6.1 */
+		.refault = YES, .age = YES,
+		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		/* without an identity, detect's rule exactly */
+		.refault_ws = 1000, .refault_ws_noswap = 1000,
+		.hold_rules = true,
+		.file_ws = FILE_WS_ACTIVE_FILE,
+		.ratio = RATIO_PARAM,
+		.ratio_floor = 3,
+		.why = "hold: a stable resident set, displacing what stays away",
 	},
 };
 
@@ -640,13 +665,17 @@ static void test_policy_ratio(struct aws_tc *tc)
 
 		if (!e)
 			continue;
-		CHECK(tc, !p->inactive_ratio, "%s: new inactive_ratio: write "
-		      "its expectations", p->name);
+		CHECK(tc, !p->inactive_ratio == !e->ratio_floor,
+		      "%s: inactive_ratio %s, expectations say floor %lu",
+		      p->name, p->inactive_ratio ? "set" : "NULL",
+		      e->ratio_floor);
 		for (j = 0; j < ARRAY_SIZE(param); j++) {
 			for (k = 0; k < ARRAY_SIZE(stock); k++) {
 				unsigned long want = stock[k];
 				unsigned long r;
 
+				if (want < e->ratio_floor)
+					want = e->ratio_floor;
 				if (e->ratio == RATIO_PARAM &&
 				    param[j] != AWS_RATIO_AUTO)
 					want = param[j] > AWS_RATIO_MAX ?
@@ -839,12 +868,154 @@ static void test_inactive_ratio(struct aws_tc *tc)
 	}
 }
 
+/* Sizes with @active of 3000 resident anon pages (hold's target: 2250). */
+static struct aws_lru_sizes hold_sizes(unsigned long active)
+{
+	struct aws_lru_sizes sz = refault_sizes;
+
+	sz.active_anon = active;
+	sz.inactive_anon = 3000 - active;
+	return sz;
+}
+
+/*
+ * hold's stable part of long refaults.  3000 resident anon pages at the
+ * ratio floor 3 give a target of 2250 active pages; with 1000 active, a
+ * refault at distance 9000 (span 12000) is admitted for a hash below
+ * 2250 / 12000 (3/16 of the pages), quietly, always the same pages, and
+ * a page admitted at that span is admitted at span 6000 (3/8).  A full
+ * active list takes none, and neither rule holds a page with no identity.
+ */
+static void test_hold_subset(struct aws_tc *tc)
+{
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+		struct aws_lru_sizes sz = hold_sizes(1000);
+		unsigned long id, yes, quiet, nested = 0, unstable = 0;
+		void *st;
+		bool q;
+
+		if (!e || !e->hold_rules || !p->refault || !p->inactive_ratio)
+			continue;
+		st = state_new(p);
+		p->inactive_ratio(1, st);	/* 6.1 below 1 GiB: floor 3 */
+		yes = count_admitted(p, st, 9000, &sz, &quiet);
+		CHECK(tc, yes >= 1400 && yes <= 1600,
+		      "%s: %lu of 8000 admitted at 3/16", p->name, yes);
+		CHECK(tc, quiet == yes, "%s: %lu of %lu admissions loud",
+		      p->name, yes - quiet, yes);
+		for (id = 1; id <= 8000; id++) {
+			bool a = ask_copy(p, st, id, 9000, &sz, &q) == AWS_YES;
+
+			unstable += a != (ask_copy(p, st, id, 9000, &sz, &q) ==
+					  AWS_YES);
+			nested += a && ask_copy(p, st, id, 3000, &sz, &q) !=
+				       AWS_YES;
+		}
+		CHECK(tc, !unstable, "%s: %lu pages change their answer",
+		      p->name, unstable);
+		CHECK(tc, !nested, "%s: %lu pages admitted at 3/16, not 3/8",
+		      p->name, nested);
+		yes = count_admitted(p, st, 3000, &sz, &quiet);
+		CHECK(tc, yes >= 2900 && yes <= 3100,
+		      "%s: %lu of 8000 admitted at 3/8", p->name, yes);
+		CHECK(tc, ask_copy(p, st, 0, 1001, &sz, &q) == AWS_NO,
+		      "%s: held a long refault without identity", p->name);
+		/* 2250 active: full, no long refault is held */
+		sz = hold_sizes(2250);
+		yes = count_admitted(p, st, 9000, &sz, &quiet);
+		CHECK(tc, !yes, "%s: %lu held in a full active list",
+		      p->name, yes);
+		/* a ratio of 10 (6.1 at 10 GiB) moves the target to 2727 */
+		p->inactive_ratio(10, st);
+		yes = count_admitted(p, st, 9000, &sz, &quiet);
+		CHECK(tc, yes >= 1700 && yes <= 1950,
+		      "%s: %lu of 8000 held at 2727 / 12000", p->name, yes);
+		free(st);
+	}
+}
+
+/*
+ * hold's displacement.  With the active list full (2250 of 3000), a
+ * refault that fits (distance 100) displaces freely until a displaced
+ * page comes back; then only for the share that stays away: 400
+ * PG_workingset evictions and 100 of them back at a distance that fits
+ * admit 3/4 of the pages (quietly), 400 of 400 admit none.  A displaced
+ * page back from farther than the active list does not count.  Into room
+ * a fitting refault is always admitted, and without an identity detect's
+ * rule decides.
+ */
+static void test_hold_displacement(struct aws_tc *tc)
+{
+	const struct aws_folio ws = { .nr_pages = 1, .swapbacked = true,
+				      .workingset = true };
+	unsigned int i;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		const struct expect *e = expectation(p);
+		struct aws_lru_sizes full = hold_sizes(2250);
+		unsigned long yes, quiet, k;
+		void *st;
+		bool q;
+
+		if (!e || !e->hold_rules || !p->refault || !p->evict)
+			continue;
+		st = state_new(p);
+		/* a refused long refault records the sizes (the window) */
+		p->refault(&(struct aws_refault){ .nr_pages = 1,
+			   .distance = ~0UL, .sizes = full }, st);
+		yes = count_admitted(p, st, 100, &full, &quiet);
+		CHECK(tc, yes == 8000 && quiet == yes,
+		      "%s: %lu of 8000 displaced (%lu quiet) with nothing back",
+		      p->name, yes, quiet);
+		for (k = 0; k < 400; k++)
+			p->evict(&ws, st);
+		/* back from beyond the active list: no evidence */
+		for (k = 0; k < 100; k++)
+			p->refault(&(struct aws_refault){ .nr_pages = 1,
+				   .distance = 5000, .workingset = true,
+				   .sizes = full }, st);
+		yes = count_admitted(p, st, 100, &full, &quiet);
+		CHECK(tc, yes == 8000, "%s: %lu of 8000 displaced after "
+		      "long returns", p->name, yes);
+		for (k = 0; k < 100; k++)
+			p->refault(&(struct aws_refault){ .nr_pages = 1,
+				   .distance = 100, .workingset = true,
+				   .sizes = full }, st);
+		yes = count_admitted(p, st, 100, &full, &quiet);
+		CHECK(tc, yes >= 5800 && yes <= 6200 && quiet == yes,
+		      "%s: %lu of 8000 displaced (%lu quiet) with 1/4 back, "
+		      "want ~6000", p->name, yes, quiet);
+		CHECK(tc, ask_copy(p, st, 0, 100, &full, &q) == AWS_YES,
+		      "%s: no identity, detect's rule refused", p->name);
+		yes = count_admitted(p, st, 100, &(struct aws_lru_sizes){
+				     .active_anon = 1000, .inactive_anon = 2000,
+				     .swap_available = true }, &quiet);
+		CHECK(tc, yes == 8000, "%s: %lu of 8000 admitted into room",
+		      p->name, yes);
+		for (k = 0; k < 300; k++)
+			p->refault(&(struct aws_refault){ .nr_pages = 1,
+				   .distance = 100, .workingset = true,
+				   .sizes = full }, st);
+		yes = count_admitted(p, st, 100, &full, &quiet);
+		CHECK(tc, !yes, "%s: %lu displaced though every displaced "
+		      "page came back", p->name, yes);
+		free(st);
+	}
+}
+
 const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_expectations", test_expectations },
 	{ "policy_folio_decisions", test_folio_decisions },
 	{ "policy_refault", test_refault },
 	{ "policy_stable_subset", test_stable_subset },
 	{ "policy_stable_room", test_stable_room },
+	{ "policy_hold_subset", test_hold_subset },
+	{ "policy_hold_displacement", test_hold_displacement },
 	{ "policy_file_workingset", test_file_workingset },
 	{ "policy_ratio", test_policy_ratio },
 	{ "policy_ratio_callback", test_policy_ratio_callback },

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hold - keep a stable resident set; displace only what does not come back
+ *
+ *		What goes wrong on loops
+ *
+ * A page evicted from the inactive list leaves a shadow; when it is
+ * faulted back, detect (and 6.1) activate it if its refault distance d,
+ * the evictions and activations since it left, is at most the active
+ * list: had the active list given up d slots, the page would have hit.
+ * That is true, and on a loop larger than memory it is also useless:
+ * the d slots the active list gives up hold pages of the same loop, used
+ * exactly as soon again.  Every activation then displaces a page of equal
+ * value, 6.1 ages the active list after every such "new workingset"
+ * activation, and the whole region flows through both lists in order:
+ * plain LRU, which misses every access of a loop that does not fit.
+ * OPT misses only L - M pages per pass of an L-page loop in M frames; a
+ * policy that holds any fixed A pages of the loop resident misses L - A.
+ *
+ * LIRS and CLOCK-Pro fix this by letting a newcomer displace a resident
+ * page only when its reuse distance is strictly shorter: a tie keeps the
+ * incumbent.  The kernel never shows a policy the accesses to resident
+ * pages, so the distances cannot be compared directly.  What it does show
+ * is the consequence of a displacement: a page pushed off the active
+ * list (6.1 marks it PG_workingset) is either evicted and never seen
+ * again, or it comes back as a refault whose shadow says "workingset".
+ * If displaced pages come back, they were worth as much as the pages
+ * that displaced them and displacing only moved misses around; if they
+ * stay away, they were stale and the newcomers deserve their room.
+ *
+ *		The rules
+ *
+ * All of this policy's refault activations are quiet (not counted in
+ * WORKINGSET_ACTIVATE_ANON), so 6.1's prepare_scan_count() never ages
+ * the active list because of them: the active list changes only by
+ * admissions, and loses exactly one page from its tail (by the inactive
+ * ratio) for each admission beyond its target size.  A refault is
+ * admitted:
+ *
+ *  1. into room, if its distance fits the active list (detect's rule)
+ *     and the active list is below its target;
+ *  2. displacing, if its distance fits and the list is full, only for
+ *     the fraction of pages that displaced pages fail to come back:
+ *     with `out` PG_workingset pages evicted and `back` of them refaulted
+ *     at a distance that fits, a page is admitted when h >= back / out,
+ *     h being a hash of the page's identity read as a fraction in [0, 1).
+ *     Stale active pages (out grows, back does not) let newcomers in at
+ *     once; a loop (every displaced page comes back) stops displacing.
+ *     Only returns that fit count as "back": a displaced page that comes
+ *     back from farther than memory is worth less than a newcomer that
+ *     fits;
+ *  3. into room, if its distance does not fit, when h < target / span,
+ *     span = d + resident being the reuse interval in ticks of a loop of
+ *     that many pages: of such a loop, target pages are held, always the
+ *     same ones (the thresholds are nested, so a page that is held stays
+ *     eligible when target or span wobble).
+ *
+ * The hash makes both choices stable: the same pages are held pass after
+ * pass, so the held pages hit on the active list and never refault, which
+ * is what keeps the list still.  A page with no identity (id 0: the
+ * module's swap entry is unknown, as on the SWP_SYNCHRONOUS_IO path) can
+ * be held by neither hash rule: it gets detect's answer, quietly.
+ *
+ *		The one constant: the inactive ratio
+ *
+ * A policy that holds A pages of an L-page loop misses L - A per pass,
+ * so the active list's share of memory bounds what any stable set can
+ * do: at 6.1's 1:1 ratio below 1 GiB, A is at most M / 2 and a loop of
+ * 1.25 M misses at least three times what OPT misses.  The inactive list
+ * is only the admission window here: a page whose reuse is longer than
+ * it is evicted once and admitted on its refault.  A smaller window costs
+ * one refault per page of each new workingset whose first reuse lies
+ * beyond it (the simulator's thrash-B pays it in its first round), and
+ * buys a larger held set on every loop.  The ratio is 6.1's own formula
+ * without its floor below 1 GiB: int_sqrt(10 * GiB), at least 3, the
+ * value 6.1 uses at 1 GiB.  This is a choice, not a derivation; the
+ * sensitivity sweep (userspace/sim/sweep.sh hold, docs/hold.md) shows
+ * every cell from 1 to 15.
+ *
+ * The counts decay: out and back are halved each time the ticks
+ * (evictions) cover one memory (resident anon), so the policy judges
+ * displacement by what happened over the last memory or two of
+ * evictions.  The private state is five words per lruvec, updated
+ * without a lock: a lost update only blurs a fraction.
+ *
+ * Everything else is detect's: inactive-first placement, shadows on a
+ * private anon clock aged by evictions and activations, file refaults
+ * compared with active file only, 6.1's PSI choice on swap-in.  The
+ * ratio's floor can be overridden at compile time (HOLD_RATIO) for the
+ * sweep; the module's `ratio` parameter overrides the list balance, not
+ * the target the refault rules aim at.
+ */
+#include "aws_policy.h"
+
+#ifndef HOLD_RATIO
+#define HOLD_RATIO	3
+#endif
+
+struct hold_state {
+	unsigned long ticks;	/* evictions, decayed */
+	unsigned long out;	/* PG_workingset pages evicted, alike */
+	unsigned long back;	/* ... refaulted at a distance that fits */
+	unsigned long resident;	/* resident anon at the last refault */
+	unsigned long ratio;	/* the last inactive_ratio() answer */
+};
+
+/* An eviction: one tick; halve every count once a memory has passed. */
+static void hold_tick(struct hold_state *s, bool workingset)
+{
+	unsigned long window = s->resident ? s->resident : 1;
+
+	s->out += workingset;
+	if (++s->ticks > window) {
+		s->ticks >>= 1;
+		s->out >>= 1;
+		s->back >>= 1;
+	}
+}
+
+static enum aws_decision hold_no(const struct aws_folio *f, void *state)
+{
+	return AWS_NO;
+}
+
+static enum aws_decision hold_yes(const struct aws_folio *f, void *state)
+{
+	return AWS_YES;
+}
+
+static enum aws_decision hold_evict(const struct aws_folio *f, void *state)
+{
+	if (state)
+		hold_tick(state, f->workingset);
+	return AWS_YES;
+}
+
+static unsigned long hold_add(unsigned long a, unsigned long b)
+{
+	return a + b < a ? ~0UL : a + b;
+}
+
+/* A fraction of 2^16, the same for the same @id (Fibonacci hashing). */
+static unsigned long hold_hash16(unsigned long id)
+{
+	return (unsigned long)(((unsigned long long)id *
+				0x9e3779b97f4a7c15ULL) >> 48);
+}
+
+/* h / 2^16 < num / den, without overflow (den 0 reads as 1). */
+static bool hold_below(unsigned long h, unsigned long num, unsigned long den)
+{
+	while (num >= 1UL << 31 || den >= 1UL << 31) {
+		num >>= 1;
+		den >>= 1;
+	}
+	return (unsigned long long)h * (den ? den : 1) <
+	       (unsigned long long)num << 16;
+}
+
+static enum aws_decision hold_refault(struct aws_refault *r, void *state)
+{
+	const struct aws_lru_sizes *z = &r->sizes;
+	unsigned long resident = hold_add(z->active_anon, z->inactive_anon);
+	unsigned long h = hold_hash16(r->id);
+	bool fits = r->distance <= z->active_anon;
+	struct hold_state *s = state;
+	unsigned long ratio, target;
+
+	r->workingset_size = z->active_anon;
+	if (!s)		/* no private state: detect's rule */
+		return fits ? AWS_YES : AWS_NO;
+	ratio = s->ratio ? s->ratio : HOLD_RATIO;
+	target = resident / (ratio + 1) * ratio;
+	s->resident = resident;
+	if (r->workingset && fits)
+		s->back++;
+	r->quiet = true;
+
+	if (fits) {
+		/* 1: into room */
+		if (z->active_anon < target)
+			return AWS_YES;
+		/* 2: displacing, for the share displaced pages stay away */
+		if (!s->back || !r->id)
+			return AWS_YES;
+		return hold_below(h, s->back, s->out) ? AWS_NO : AWS_YES;
+	}
+	/* 3: a stable part of a reuse longer than memory, into room */
+	if (!r->id || z->active_anon >= target)
+		return AWS_NO;
+	if (!hold_below(h, target, hold_add(r->distance, resident)))
+		return AWS_NO;
+	return AWS_YES;
+}
+
+/*
+ * 6.1's int_sqrt(10 * GiB), without its floor of 1 below 1 GiB; the
+ * refault rules size the active list's target with the same answer.
+ */
+static unsigned long hold_inactive_ratio(unsigned long stock_ratio,
+					 void *state)
+{
+	struct hold_state *s = state;
+	unsigned long ratio = stock_ratio > HOLD_RATIO ? stock_ratio : HOLD_RATIO;
+
+	if (s)
+		s->ratio = ratio;
+	return ratio;
+}
+
+static unsigned long hold_file_workingset(const struct aws_lru_sizes *s,
+					  unsigned long stock_size)
+{
+	return s->active_file;
+}
+
+const struct aws_policy aws_policy_hold = {
+	.name = "hold",
+	.description = "keep a stable resident set, displace only what stays away",
+	.clock = AWS_CLOCK_ANON,
+	.state_size = sizeof(struct hold_state),
+	.new_anon = hold_no,		/* start inactive */
+	.evict = hold_evict,		/* every folio; counts displaced ones */
+	.refault = hold_refault,	/* room, displacement, stable subset */
+	.age = hold_yes,		/* activations age the anon clock */
+	.inactive_ratio = hold_inactive_ratio,
+	.file_workingset = hold_file_workingset,
+};
