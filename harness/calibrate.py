@@ -32,7 +32,8 @@ import sys
 
 import pandas as pd
 
-GUEST_OF = {"stock": "nomod", "baseline": "baseline", "protect": "protect", "detect": "detect"}
+GUEST_OF = {"stock": "nomod", "baseline": "baseline", "protect": "protect", "detect": "detect",
+            "stable": "stable", "hold": "hold"}
 MODELS = ("sim", "young")
 SIM_TIE = 0.01
 

@@ -67,7 +67,7 @@ PAGE = 4096
 # them beside the guest's nomod, baseline, protect and detect), in both of
 # its models: "sim" (a faulted-in page starts unreferenced) and "young"
 # (--fault-young: the fault leaves the PTE young, as x86 does).
-SIM_POLICIES = ["stock", "baseline", "protect", "detect"]
+SIM_POLICIES = ["stock", "baseline", "protect", "detect", "stable", "hold"]
 SIM_MODELS = {"sim": [], "young": ["--fault-young"]}
 FIELDS = ["cell", "rep", "frames", "trace", "accesses", "pages", "opt_swapins", "lru_swapins"] + \
     ["%s_%s_swapins" % (m, p) for m in SIM_MODELS for p in SIM_POLICIES] + ["note", "source"]
