@@ -47,8 +47,8 @@
  *     Stale active pages (out grows, back does not) let newcomers in at
  *     once; a loop (every displaced page comes back) stops displacing.
  *     Only returns that fit count as "back": a displaced page that comes
- *     back from farther than memory is worth less than a newcomer that
- *     fits;
+ *     back from farther than the active list reaches is worth less than
+ *     a newcomer that fits;
  *  3. into room, if its distance does not fit, when h < target / span,
  *     span = d + resident being the reuse interval in ticks of a loop of
  *     that many pages: of such a loop, target pages are held, always the
