@@ -33,31 +33,36 @@
  * All of this policy's refault activations are quiet (not counted in
  * WORKINGSET_ACTIVATE_ANON), so 6.1's prepare_scan_count() never ages
  * the active list because of them: the active list changes only by
- * admissions, and loses exactly one page from its tail (by the inactive
- * ratio) for each admission beyond its target size.  A refault is
- * admitted:
+ * admissions, and loses pages from its tail (by the inactive ratio) only
+ * when admissions take it beyond its target size.  A refault is admitted:
  *
- *  1. into room, if its distance fits the active list (detect's rule)
- *     and the active list is below its target;
- *  2. displacing, if its distance fits and the list is full, only for
- *     the fraction of pages that displaced pages fail to come back:
- *     with `out` PG_workingset pages evicted and `back` of them refaulted
- *     at a distance that fits, a page is admitted when h >= back / out,
- *     h being a hash of the page's identity read as a fraction in [0, 1).
+ *  1. if its distance fits the active list (detect's rule), only for the
+ *     fraction of pages that displaced pages fail to come back: with
+ *     `out` PG_workingset pages evicted and `back` of them refaulted at a
+ *     distance that fits, a page is admitted when h >= back / out, h
+ *     being a hash of the page's identity read as a fraction in [0, 1).
  *     Stale active pages (out grows, back does not) let newcomers in at
  *     once; a loop (every displaced page comes back) stops displacing.
  *     Only returns that fit count as "back": a displaced page that comes
  *     back from farther than the active list reaches is worth less than
- *     a newcomer that fits;
- *  3. into room, if its distance does not fit, when h < target / span,
- *     span = d + resident being the reuse interval in ticks of a loop of
- *     that many pages: of such a loop, target pages are held, always the
- *     same ones (the thresholds are nested, so a page that is held stays
- *     eligible when target or span wobble).
+ *     a newcomer that fits.  The rule holds even when the active list
+ *     is below its target: 6.1 deactivates in batches (up to
+ *     SWAP_CLUSTER_MAX pages a scan), so room on the active list is
+ *     usually room just taken from pages that will come back;
+ *  2. if its distance does not fit, into room only, when h < target /
+ *     span, span = d + resident being the reuse interval in ticks of a
+ *     loop of that many pages: of such a loop, target pages are held,
+ *     always the same ones (the thresholds are nested, so a page that is
+ *     held stays eligible when target or span wobble).
  *
  * The hash makes both choices stable: the same pages are held pass after
  * pass, so the held pages hit on the active list and never refault, which
- * is what keeps the list still.  A page with no identity (id 0: the
+ * is what keeps the list still.  It is taken of the identity's run of
+ * 2^HOLD_RUN_SHIFT = 8 swap slots, 6.1's default page-cluster: swap
+ * readahead reads such a window around a faulting slot, and a window
+ * that is held, or not, as a whole still reads only pages that are
+ * about to be used, where a scattered held set would break every window
+ * into short runs (each of them a separate major fault).  A page with no identity (id 0: the
  * module's swap entry is unknown, as on the SWP_SYNCHRONOUS_IO path) can
  * be held by neither hash rule: it gets detect's answer, quietly.
  *
@@ -95,6 +100,7 @@
 #ifndef HOLD_RATIO
 #define HOLD_RATIO	3
 #endif
+#define HOLD_RUN_SHIFT	3
 
 struct hold_state {
 	unsigned long ticks;	/* evictions, decayed */
@@ -161,7 +167,7 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
 	unsigned long resident = hold_add(z->active_anon, z->inactive_anon);
-	unsigned long h = hold_hash16(r->id);
+	unsigned long h = hold_hash16(r->id >> HOLD_RUN_SHIFT);
 	bool fits = r->distance <= z->active_anon;
 	struct hold_state *s = state;
 	unsigned long ratio, target;
@@ -177,15 +183,12 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 	r->quiet = true;
 
 	if (fits) {
-		/* 1: into room */
-		if (z->active_anon < target)
-			return AWS_YES;
-		/* 2: displacing, for the share displaced pages stay away */
+		/* 1: for the share of displaced pages that stay away */
 		if (!s->back || !r->id)
 			return AWS_YES;
 		return hold_below(h, s->back, s->out) ? AWS_NO : AWS_YES;
 	}
-	/* 3: a stable part of a reuse longer than memory, into room */
+	/* 2: a stable part of a reuse longer than memory, into room */
 	if (!r->id || z->active_anon >= target)
 		return AWS_NO;
 	if (!hold_below(h, target, hold_add(r->distance, resident)))
@@ -221,7 +224,7 @@ const struct aws_policy aws_policy_hold = {
 	.state_size = sizeof(struct hold_state),
 	.new_anon = hold_no,		/* start inactive */
 	.evict = hold_evict,		/* every folio; counts displaced ones */
-	.refault = hold_refault,	/* room, displacement, stable subset */
+	.refault = hold_refault,	/* displacement, stable subset */
 	.age = hold_yes,		/* activations age the anon clock */
 	.inactive_ratio = hold_inactive_ratio,
 	.file_workingset = hold_file_workingset,
