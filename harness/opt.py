@@ -63,12 +63,14 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("AWS_BUILD", os.path.join(TOP, "build"))
 PAGE = 4096
 # The simulator's two-list model of the kernel, run on the same trace: its
-# stock 6.1 and the seed's three configurations (harness/calibrate.py sets
-# them beside the guest's nomod, baseline, protect and detect), in both of
-# its models: "sim" (a faulted-in page starts unreferenced) and "young"
-# (--fault-young: the fault leaves the PTE young, as x86 does).
+# stock 6.1, the seed's three configurations and our two policies
+# (harness/calibrate.py sets them beside the guest's nomod, baseline,
+# protect, detect, stable and hold), in both of its models: "sim" (a
+# faulted-in page starts unreferenced) and "young" (--fault-young: the
+# fault leaves the PTE young, as x86 does); with --ratio auto, as the
+# guest's runs load the module (each policy's own inactive ratio).
 SIM_POLICIES = ["stock", "baseline", "protect", "detect", "stable", "hold"]
-SIM_MODELS = {"sim": [], "young": ["--fault-young"]}
+SIM_MODELS = {"sim": ["--ratio", "auto"], "young": ["--fault-young", "--ratio", "auto"]}
 FIELDS = ["cell", "rep", "frames", "trace", "accesses", "pages", "opt_swapins", "lru_swapins"] + \
     ["%s_%s_swapins" % (m, p) for m in SIM_MODELS for p in SIM_POLICIES] + ["note", "source"]
 # RESULT keys that a run measures rather than follows from its arguments
