@@ -82,7 +82,10 @@ in_cg pa/kid aws-zipf --size 48M --seconds 60 >/dev/null 2>&1 &
 za=$!
 in_cg pb aws-zipf --size 48M --seconds 60 >/dev/null 2>&1 &
 zb=$!
-for _ in $(seq 1 150); do	# until both have filled their 48M
+# until both have filled their 48M: 30 s on the default kernel, AWS_SLOW
+# times that on a slow one (the debug kernel beside two other guests once
+# had not faulted a page in after 30 s)
+for _ in $(seq 1 $((150 * ${AWS_SLOW:-1}))); do
 	a=$(cg_stat pa/kid anon) b=$(cg_stat pb anon)
 	[ "${a:-0}" -ge $((48 << 20)) ] && [ "${b:-0}" -ge $((48 << 20)) ] && break
 	sleep 0.2
