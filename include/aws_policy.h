@@ -146,6 +146,25 @@ extern const struct aws_policy *const aws_policies[];
 extern const unsigned int aws_nr_policies;
 extern const struct aws_policy *const aws_policy_default;
 
+/* Helpers for policy files. */
+
+/* a + b, saturating at ~0UL (sizes summed from racy counters). */
+static inline unsigned long aws_sat_add(unsigned long a, unsigned long b)
+{
+	return a + b < a ? ~0UL : a + b;
+}
+
+/*
+ * A fraction of 2^16, the same for the same @id, spread evenly over
+ * consecutive ids (Fibonacci hashing): stable and hold choose the pages
+ * they hold with it.
+ */
+static inline unsigned long aws_hash16(unsigned long id)
+{
+	return (unsigned long)(((unsigned long long)id *
+				0x9e3779b97f4a7c15ULL) >> 48);
+}
+
 /* True for a policy that takes no decision: stock 6.1. */
 static inline bool aws_policy_is_stock(const struct aws_policy *p)
 {

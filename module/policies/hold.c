@@ -140,18 +140,6 @@ static enum aws_decision hold_evict(const struct aws_folio *f, void *state)
 	return AWS_YES;
 }
 
-static unsigned long hold_add(unsigned long a, unsigned long b)
-{
-	return a + b < a ? ~0UL : a + b;
-}
-
-/* A fraction of 2^16, the same for the same @id (Fibonacci hashing). */
-static unsigned long hold_hash16(unsigned long id)
-{
-	return (unsigned long)(((unsigned long long)id *
-				0x9e3779b97f4a7c15ULL) >> 48);
-}
-
 /* h / 2^16 < num / den, without overflow (den 0 reads as 1). */
 static bool hold_below(unsigned long h, unsigned long num, unsigned long den)
 {
@@ -166,8 +154,8 @@ static bool hold_below(unsigned long h, unsigned long num, unsigned long den)
 static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
-	unsigned long resident = hold_add(z->active_anon, z->inactive_anon);
-	unsigned long h = hold_hash16(r->id >> HOLD_RUN_SHIFT);
+	unsigned long resident = aws_sat_add(z->active_anon, z->inactive_anon);
+	unsigned long h = aws_hash16(r->id >> HOLD_RUN_SHIFT);
 	bool fits = r->distance <= z->active_anon;
 	struct hold_state *s = state;
 	unsigned long ratio, target;
@@ -191,7 +179,7 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 	/* 2: a stable part of a reuse longer than memory, into room */
 	if (!r->id || z->active_anon >= target)
 		return AWS_NO;
-	if (!hold_below(h, target, hold_add(r->distance, resident)))
+	if (!hold_below(h, target, aws_sat_add(r->distance, resident)))
 		return AWS_NO;
 	return AWS_YES;
 }

@@ -143,11 +143,6 @@ struct stable_state {
 	unsigned long inactive;	/* inactive anon at the last refault */
 };
 
-static unsigned long stable_add(unsigned long a, unsigned long b)
-{
-	return a + b < a ? ~0UL : a + b;
-}
-
 /* One tick of the anon clock: an activation if @act, that must stay @span. */
 static void stable_tick(struct stable_state *s, unsigned long act,
 			unsigned long span)
@@ -155,7 +150,7 @@ static void stable_tick(struct stable_state *s, unsigned long act,
 	unsigned long window = s->resident * STABLE_WINDOW;
 	unsigned long t = s->ticks + 1;
 	unsigned long a = s->acts + act;
-	unsigned long n = stable_add(s->need, span);
+	unsigned long n = aws_sat_add(s->need, span);
 
 	if (t > (window ? window : 1)) {
 		t >>= 1;
@@ -187,13 +182,6 @@ static enum aws_decision stable_age(const struct aws_folio *f, void *state)
 	if (s)
 		stable_tick(s, 1, s->inactive);
 	return AWS_YES;
-}
-
-/* A fraction of 2^16, the same for the same @id (Fibonacci hashing). */
-static unsigned long stable_hash16(unsigned long id)
-{
-	return (unsigned long)(((unsigned long long)id *
-				0x9e3779b97f4a7c15ULL) >> 48);
 }
 
 /* num / den < x / y; each pair is scaled on its own, so no product overflows. */
@@ -235,10 +223,10 @@ static unsigned long stable_room(const struct stable_state *s,
 static enum aws_decision stable_refault(struct aws_refault *r, void *state)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
-	unsigned long resident = stable_add(z->active_anon, z->inactive_anon);
+	unsigned long resident = aws_sat_add(z->active_anon, z->inactive_anon);
 	unsigned long full = resident / STABLE_CAP_DEN * STABLE_CAP_NUM;
-	unsigned long span = stable_add(r->distance, resident);
-	unsigned long dspan = stable_add(r->distance, z->inactive_anon);
+	unsigned long span = aws_sat_add(r->distance, resident);
+	unsigned long dspan = aws_sat_add(r->distance, z->inactive_anon);
 	struct stable_state *s = state;
 	unsigned long cap;
 
@@ -261,7 +249,7 @@ static enum aws_decision stable_refault(struct aws_refault *r, void *state)
 	cap = stable_room(s, full);
 	if (z->active_anon >= cap)
 		return AWS_NO;
-	if (!stable_less(stable_hash16(r->id), 1UL << 16, cap, span))
+	if (!stable_less(aws_hash16(r->id), 1UL << 16, cap, span))
 		return AWS_NO;
 	if (!stable_survives(s, span, cap))
 		return AWS_NO;
