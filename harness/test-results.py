@@ -241,10 +241,11 @@ def check_opt_plan():
                             ("aws-randw --size 32M --writes 9", "16M", "no --threads"),
                             ("aws-protect --hot 40% --wave 64M", "64M", "relative to the guest"),
                             ("aws-protect --hot 32M", "global", "no memory.max"),
-                            ("aws-thrash --corrupt-test", "70M", "not traced")):
+                            ("aws-thrash --corrupt-test", "70M", "not traced"),
+                            ("aws-sqlite --size 160M --scans 4", "128M", "real program")):
         p = O.plan(cmd, limit, 1)
         assert p["kind"] == "n/a" and why in p["note"], (cmd, p)
-    return "exact, approx and 6 reasons for n/a"
+    return "exact, approx and 7 reasons for n/a"
 
 
 def check_opt_real(d):
