@@ -44,6 +44,11 @@
  *   first_reference reclaim found one young PTE on an inactive anon
  *                   folio.  YES = activate it now (pre-5.9), NO = let
  *                   the stock two-reference rule decide.
+ *   keep_active     reclaim's active-list scan found an anon folio
+ *                   referenced since the last scan.  YES = keep it on the
+ *                   active list (as 6.1 keeps executable file folios),
+ *                   NO = deactivate it as 6.1 does.  A kept folio goes
+ *                   back as an active one: age is asked for it.
  *   inactive_ratio  the anon list is low when inactive * ratio < active:
  *                   return ratio, given 6.1's (int_sqrt(10 * GiB)).
  *                   The `ratio` module parameter, when not auto,
@@ -129,6 +134,8 @@ struct aws_policy {
 	enum aws_decision (*age)(const struct aws_folio *f, void *state);
 	enum aws_decision (*first_reference)(const struct aws_folio *f,
 					     void *state);
+	enum aws_decision (*keep_active)(const struct aws_folio *f,
+					 void *state);
 	unsigned long (*inactive_ratio)(unsigned long stock_ratio, void *state);
 	unsigned long (*file_workingset)(const struct aws_lru_sizes *s,
 					 unsigned long stock_size);
@@ -169,7 +176,7 @@ static inline unsigned long aws_hash16(unsigned long id)
 static inline bool aws_policy_is_stock(const struct aws_policy *p)
 {
 	return !p->new_anon && !p->swapin && !p->swapin_mapped && !p->evict &&
-	       !p->refault && !p->age && !p->first_reference &&
+	       !p->refault && !p->age && !p->first_reference && !p->keep_active &&
 	       !p->inactive_ratio && !p->file_workingset;
 }
 

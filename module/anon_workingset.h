@@ -77,6 +77,7 @@ enum aws_counter {
 	AWS_REFAULTS_DROPPED,	/* swap-ins whose shadow a switch voided */
 	AWS_FILE_REFAULTS_JUDGED,	/* file refaults sized by the policy */
 	AWS_QUIET_ACTIVATIONS,	/* ... of them not in WORKINGSET_ACTIVATE */
+	AWS_ACTIVE_KEPT,	/* referenced active folios kept active */
 	AWS_NR_COUNTERS
 };
 

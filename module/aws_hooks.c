@@ -307,6 +307,23 @@ static bool aws_ref_activate(struct folio *folio)
 	return true;
 }
 
+/* shrink_active_list() found @folio referenced: keep it active? */
+static bool aws_keep_active(struct folio *folio)
+{
+	struct aws_run *r = aws_folio_run(folio);
+	const struct aws_policy *p = r->policy;
+	struct aws_folio f;
+
+	if (!p->keep_active)
+		return false;
+	f = aws_describe(folio);
+	if (p->keep_active(&f, aws_folio_state(r, folio)) != AWS_YES)
+		return false;
+	aws_count(AWS_ACTIVE_KEPT, f.nr_pages);
+	trace_aws_activate(p, f.nr_pages, "keep_active");
+	return true;
+}
+
 static bool aws_swapin_mapped(struct folio *folio)
 {
 	struct aws_run *r = aws_folio_run(folio);
@@ -377,6 +394,7 @@ const struct anon_ws_ops aws_ops = {
 	.on_evict = aws_evict,
 	.on_age = aws_age,
 	.on_ref_activate = aws_ref_activate,
+	.on_keep_active = aws_keep_active,
 	.on_swapin_mapped = aws_swapin_mapped,
 	.on_anon_inactive_ratio = aws_anon_inactive_ratio,
 	.on_file_workingset = aws_file_workingset,

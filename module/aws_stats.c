@@ -49,6 +49,7 @@ static const char * const aws_counter_names[AWS_NR_COUNTERS] = {
 	[AWS_REFAULTS_DROPPED] = "refaults_dropped",
 	[AWS_FILE_REFAULTS_JUDGED] = "file_refaults_judged",
 	[AWS_QUIET_ACTIVATIONS] = "quiet_activations",
+	[AWS_ACTIVE_KEPT] = "active_kept",
 };
 
 static void aws_sum(struct aws_counters *sum)

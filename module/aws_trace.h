@@ -11,8 +11,9 @@
  *                                              evictions_noshadow (0)
  *   aws_refault   a refault judged             refaults, activations
  *                                              (activate=1), restores
- *   aws_activate  first reference, swap-in     ref_activations,
- *                                              swapin_activations
+ *   aws_activate  first reference, swap-in,    ref_activations,
+ *                 an active folio kept         swapin_activations,
+ *                                              active_kept
  *   aws_age       an activation the policy aged (or not) its clock for
  *   aws_switch    a policy switch and its sweep switches, shadows_swept
  *

@@ -49,11 +49,19 @@
  *     is below its target: 6.1 deactivates in batches (up to
  *     SWAP_CLUSTER_MAX pages a scan), so room on the active list is
  *     usually room just taken from pages that will come back;
- *  2. if its distance does not fit, into room only, when h < target /
- *     span, span = d + resident being the reuse interval in ticks of a
- *     loop of that many pages: of such a loop, target pages are held,
- *     always the same ones (the thresholds are nested, so a page that is
- *     held stays eligible when target or span wobble).
+ *  2. if its distance does not fit, when h < target / span, span = d +
+ *     resident being the reuse interval in ticks of a loop of that many
+ *     pages: of such a loop, target pages are held, always the same ones
+ *     (the thresholds are nested, so a page that is held stays eligible
+ *     when target or span wobble).  Into room below the target; beyond
+ *     it only while most displaced pages stay away, out > HOLD_STAY *
+ *     (back + far), `far` counting the displaced pages that come back
+ *     from farther than the active list reaches.  An admission beyond
+ *     the target makes 6.1 deactivate an active page: worth it when that
+ *     page is stale (hot-1 of the seed's thrash test, which a working set
+ *     that moved on leaves behind), a wash when it is another held page
+ *     of the same loop, which then comes back.  HOLD_STAY = 2, a
+ *     majority, is a choice; the sweep shows 1 to 8.
  *
  * The hash makes both choices stable: the same pages are held pass after
  * pass, so the held pages hit on the active list and never refault, which
@@ -62,11 +70,27 @@
  * readahead reads such a window around a faulting slot, and a window
  * that is held, or not, as a whole still reads only pages that are
  * about to be used, where a scattered held set would break every window
- * into short runs (each of them a separate major fault).  A page with no identity (id 0: the
- * module's swap entry is unknown, as on the SWP_SYNCHRONOUS_IO path) can
- * be held by neither hash rule: it gets detect's answer, quietly.
+ * into short runs (each of them a separate major fault).  A page with no
+ * identity (id 0: the module's swap entry is unknown, as on the
+ * SWP_SYNCHRONOUS_IO path) can be held by neither hash rule: it gets
+ * detect's answer, quietly.
  *
- *		The one constant: the inactive ratio
+ *		Keeping what is used
+ *
+ * 6.1 deactivates every active anon page its scan reaches, referenced or
+ * not (only executable file pages get another trip), so the active list
+ * is a FIFO of admissions: a stale page and a held page that was used a
+ * moment ago leave in the order they came.  hold keeps a page that was
+ * referenced since the last scan (keep_active), which makes the active
+ * list a CLOCK: what leaves it is what was not used for a whole trip of
+ * the scan, the stale pages first.  On zipf this keeps the head of the
+ * distribution where 6.1 keeps cycling it through the inactive list.
+ * A kept page goes back as an active one, and 6.1 would age the
+ * non-resident clock for it as for an activation; a scan of the active
+ * list is not an eviction, so hold ages its clock for no activation
+ * (age says no): distances count evictions and refault admissions only.
+ *
+ *		The two constants: the inactive ratio, the majority
  *
  * A policy that holds A pages of an L-page loop misses L - A per pass,
  * so the active list's share of memory bounds what any stable set can
@@ -82,23 +106,26 @@
  * sensitivity sweep (userspace/sim/sweep.sh hold, docs/hold.md) shows
  * every cell from 1 to 15.
  *
- * The counts decay: out and back are halved each time the ticks
+ * The counts decay: out, back and far are halved each time the ticks
  * (evictions) cover one memory (resident anon), so the policy judges
  * displacement by what happened over the last memory or two of
- * evictions.  The private state is five words per lruvec, updated
+ * evictions.  The private state is six words per lruvec, updated
  * without a lock: a lost update only blurs a fraction.
  *
  * Everything else is detect's: inactive-first placement, shadows on a
- * private anon clock aged by evictions and activations, file refaults
- * compared with active file only, 6.1's PSI choice on swap-in.  The
- * ratio's floor can be overridden at compile time (HOLD_RATIO) for the
- * sweep; the module's `ratio` parameter overrides the list balance, not
- * the target the refault rules aim at.
+ * private anon clock, file refaults compared with active file only,
+ * 6.1's PSI choice on swap-in.  Both constants can be overridden at
+ * compile time (HOLD_RATIO, HOLD_STAY) for the sweep; the module's
+ * `ratio` parameter overrides the list balance, not the target the
+ * refault rules aim at.
  */
 #include "aws_policy.h"
 
 #ifndef HOLD_RATIO
 #define HOLD_RATIO	3
+#endif
+#ifndef HOLD_STAY
+#define HOLD_STAY	2
 #endif
 #define HOLD_RUN_SHIFT	3
 
@@ -106,6 +133,7 @@ struct hold_state {
 	unsigned long ticks;	/* evictions, decayed */
 	unsigned long out;	/* PG_workingset pages evicted, alike */
 	unsigned long back;	/* ... refaulted at a distance that fits */
+	unsigned long far;	/* ... refaulted from farther */
 	unsigned long resident;	/* resident anon at the last refault */
 	unsigned long ratio;	/* the last inactive_ratio() answer */
 };
@@ -120,6 +148,7 @@ static void hold_tick(struct hold_state *s, bool workingset)
 		s->ticks >>= 1;
 		s->out >>= 1;
 		s->back >>= 1;
+		s->far >>= 1;
 	}
 }
 
@@ -168,6 +197,8 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 	s->resident = resident;
 	if (r->workingset && fits)
 		s->back++;
+	if (r->workingset && !fits)
+		s->far++;
 	r->quiet = true;
 
 	if (fits) {
@@ -177,11 +208,15 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 		return hold_below(h, s->back, s->out) ? AWS_NO : AWS_YES;
 	}
 	/* 2: a stable part of a reuse longer than memory, into room */
-	if (!r->id || z->active_anon >= target)
+	if (!r->id)
 		return AWS_NO;
 	if (!hold_below(h, target, aws_sat_add(r->distance, resident)))
 		return AWS_NO;
-	return AWS_YES;
+	if (z->active_anon < target)
+		return AWS_YES;
+	/* beyond it, while most displaced pages stay away */
+	return s->out > HOLD_STAY * aws_sat_add(s->back, s->far) ? AWS_YES :
+								  AWS_NO;
 }
 
 /*
@@ -213,7 +248,8 @@ const struct aws_policy aws_policy_hold = {
 	.new_anon = hold_no,		/* start inactive */
 	.evict = hold_evict,		/* every folio; counts displaced ones */
 	.refault = hold_refault,	/* displacement, stable subset */
-	.age = hold_yes,		/* activations age the anon clock */
+	.age = hold_no,			/* only evictions and admissions tick */
+	.keep_active = hold_yes,	/* a referenced active page stays */
 	.inactive_ratio = hold_inactive_ratio,
 	.file_workingset = hold_file_workingset,
 };

@@ -32,7 +32,8 @@
  *    PG_workingset.
  *  - Reclaim first deactivates from the active tail to the inactive head
  *    while inactive * ratio < active (inactive_is_low(); deactivation
- *    clears the young bit and sets PG_workingset), then looks at the
+ *    clears the young bit and sets PG_workingset; a young page that
+ *    keep_active() keeps goes to the active head instead), then looks at the
  *    inactive tail, as folio_check_references() does for a singly mapped
  *    anon page:
  *      young and first_reference() -> activate (pre-5.9 PAGEREF_ACTIVATE);
@@ -255,12 +256,28 @@ static inline bool ask(struct lru2 *m,
 	return decide(&f, m->state) == AWS_YES;
 }
 
-/* shrink_active_list() for one anon page: everything is deactivated. */
+/*
+ * shrink_active_list() for one anon page: deactivated, unless it is young
+ * and keep_active() keeps it (to the head, young bit cleared, back as an
+ * active page: age() is asked, as move_folios_to_lru() does).
+ */
 static void deactivate_one(struct lru2 *m)
 {
 	uint32_t p = list_tail(m, L_ACTIVE);
+	uint8_t f = m->pg[p].flags;
 
-	m->pg[p].flags = (m->pg[p].flags & ~(F_ACTIVE | F_YOUNG)) | F_WS;
+	if ((f & F_YOUNG) && ask(m, m->pol->keep_active, f & ~F_YOUNG)) {
+		m->pg[p].flags = f & ~F_YOUNG;
+		move_page(m, p, L_ACTIVE, L_ACTIVE);
+		tail_taken(m, L_ACTIVE);
+		m->st->active_kept++;
+		if (!m->pol->age)
+			age_clock(m, AWS_CLOCK_SHARED);
+		else if (ask(m, m->pol->age, f & ~F_YOUNG))
+			age_clock(m, m->pol->clock);
+		return;
+	}
+	m->pg[p].flags = (f & ~(F_ACTIVE | F_YOUNG)) | F_WS;
 	move_page(m, p, L_ACTIVE, L_INACTIVE);
 	tail_taken(m, L_ACTIVE);
 	m->st->deactivations++;

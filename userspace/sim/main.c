@@ -505,7 +505,7 @@ int main(int argc, char **argv)
 			perror(csv);
 			return 1;
 		}
-		fprintf(cf, "trace,policy,frames,file_pages,ratio,fault_young,accesses,distinct_pages,faults,swapins,swapouts,refaults,refault_activations,restores,reclaim_activations,rotations,deactivations,psi_swapins,faults_vs_opt,seconds,accesses_per_sec,swapins_measured,swapins_measured_vs_opt,quiet_activations\n");
+		fprintf(cf, "trace,policy,frames,file_pages,ratio,fault_young,accesses,distinct_pages,faults,swapins,swapouts,refaults,refault_activations,restores,reclaim_activations,rotations,deactivations,psi_swapins,faults_vs_opt,seconds,accesses_per_sec,swapins_measured,swapins_measured_vs_opt,quiet_activations,active_kept\n");
 		for (i = 0; i < nruns; i++) {
 			const struct run *r = &runs[i];
 			const struct sim_stats *s = &r->st;
@@ -539,8 +539,9 @@ int main(int argc, char **argv)
 					(double)opt_measured);
 			else
 				fprintf(cf, ",");
-			fprintf(cf, "%llu\n",
-				(unsigned long long)s->quiet_activations);
+			fprintf(cf, "%llu,%llu\n",
+				(unsigned long long)s->quiet_activations,
+				(unsigned long long)s->active_kept);
 		}
 		if (fclose(cf)) {
 			perror(csv);

@@ -102,6 +102,7 @@ struct sim_stats {
 	uint64_t refaults;	/* swap-ins that found a shadow */
 	uint64_t refault_activations;
 	uint64_t quiet_activations; /* ... made quiet (aws_refault.quiet) */
+	uint64_t active_kept;	/* young active pages keep_active() kept */
 	uint64_t restores;	/* ... whose shadow had PG_workingset */
 	uint64_t reclaim_activations;
 	uint64_t rotations;	/* first-look keeps (PG_referenced set) */

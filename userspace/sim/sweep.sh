@@ -11,7 +11,8 @@
 #   stable: the active list's capacity A as a fraction of resident anon
 #           (STABLE_CAP_NUM/DEN, 1/2) and the memory of its rates
 #           (STABLE_WINDOW, 1 memory of ticks)
-#   hold:   the floor of the inactive ratio (HOLD_RATIO, 3)
+#   hold:   the floor of the inactive ratio (HOLD_RATIO, 3) and the
+#           majority that lets long refaults displace (HOLD_STAY, 2)
 #
 # Usage: sweep.sh stable|hold
 set -euo pipefail
@@ -33,6 +34,9 @@ hold)
 	variants=()
 	for r in 1 2 3 4 5 7 10 15; do
 		variants+=("ratio$r|-DHOLD_RATIO=$r")
+	done
+	for s in 1 2 4 8; do
+		variants+=("stay$s|-DHOLD_STAY=$s")
 	done ;;
 *)
 	echo "usage: sweep.sh stable|hold" >&2

@@ -51,6 +51,7 @@ static const struct expect {
 	enum want evict_1, evict_512;	/* 1-page and 512-page folios */
 	enum want refault, age;
 	enum want first_ref_anon, first_ref_file;	/* swapbacked or not */
+	enum want keep_active;
 	unsigned long refault_ws, refault_ws_noswap;
 	enum want_file_ws file_ws;
 	enum want_ratio ratio;
@@ -187,8 +188,10 @@ static const struct expect {
 		.swapin = DECLINE,		/* 6.1: no PSI mark on swap-in */
 		.swapin_mapped = DECLINE,
 		.evict_1 = YES, .evict_512 = YES, /* every folio, as 6.1 */
-		.refault = YES, .age = YES,
+		.refault = YES,
+		.age = NO,			/* a kept page is no tick */
 		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		.keep_active = YES,		/* the active list is a CLOCK */
 		/* without an identity, detect's rule exactly */
 		.refault_ws = 1000, .refault_ws_noswap = 1000,
 		.hold_rules = true,
@@ -280,7 +283,10 @@ static void test_expectations(struct aws_tc *tc)
 	      ARRAY_SIZE(expected));
 }
 
-/* new_anon, swapin, swapin_mapped, evict, age, first_reference, clock */
+/*
+ * new_anon, swapin, swapin_mapped, evict, age, first_reference,
+ * keep_active, clock
+ */
 static void test_folio_decisions(struct aws_tc *tc)
 {
 	unsigned int i;
@@ -311,6 +317,8 @@ static void test_folio_decisions(struct aws_tc *tc)
 		check_decision(tc, p, st, "first_reference file",
 			       p->first_reference, e->first_ref_file, 1,
 			       false);
+		check_decision(tc, p, st, "keep_active", p->keep_active,
+			       e->keep_active, 1, true);
 		CHECK(tc, aws_policy_is_stock(p) == e->is_stock,
 		      "%s: is_stock %d", p->name, aws_policy_is_stock(p));
 		free(st);
@@ -784,7 +792,7 @@ static void test_is_stock(struct aws_tc *tc)
 	unsigned int k;
 
 	CHECK(tc, aws_policy_is_stock(&none), "no callback is not stock");
-	for (k = 0; k < 9; k++) {
+	for (k = 0; k < 10; k++) {
 		struct aws_policy p = none;
 
 		switch (k) {
@@ -811,6 +819,9 @@ static void test_is_stock(struct aws_tc *tc)
 			break;
 		case 7:
 			p.inactive_ratio = any_ratio;
+			break;
+		case 8:
+			p.keep_active = any_folio;
 			break;
 		default:
 			p.file_workingset = any_file_ws;
@@ -884,18 +895,21 @@ static struct aws_lru_sizes hold_sizes(unsigned long active)
  * refault at distance 9000 (span 12000) is admitted for a hash below
  * 2250 / 12000 (3/16 of the pages), quietly, always the same pages, and
  * a page admitted at that span is admitted at span 6000 (3/8); the pages
- * of one run of 8 swap slots are answered alike.  A full
- * active list takes none, and neither rule holds a page with no identity.
+ * of one run of 8 swap slots are answered alike.  A full active list
+ * takes none until most displaced pages stay away (out > 2 (back + far)),
+ * and neither rule holds a page with no identity.
  */
 static void test_hold_subset(struct aws_tc *tc)
 {
+	const struct aws_folio ws = { .nr_pages = 1, .swapbacked = true,
+				      .workingset = true };
 	unsigned int i;
 
 	for (i = 0; i < aws_nr_policies; i++) {
 		const struct aws_policy *p = aws_policies[i];
 		const struct expect *e = expectation(p);
 		struct aws_lru_sizes sz = hold_sizes(1000);
-		unsigned long id, yes, quiet, nested = 0, unstable = 0, split;
+		unsigned long id, yes, quiet, nested = 0, unstable = 0, split, k;
 		void *st;
 		bool q;
 
@@ -940,6 +954,29 @@ static void test_hold_subset(struct aws_tc *tc)
 		sz = hold_sizes(2250);
 		yes = count_admitted(p, st, 9000, &sz, &quiet);
 		CHECK(tc, !yes, "%s: %lu held in a full active list",
+		      p->name, yes);
+		/*
+		 * ... until displaced pages stay away: 150 returns from
+		 * afar (which also record the sizes, the decay's window) of
+		 * 400 PG_workingset evictions, and the same 3/16 displace;
+		 * 200 back (not a majority away) and none do.
+		 */
+		for (k = 0; k < 150; k++)
+			p->refault(&(struct aws_refault){ .nr_pages = 1,
+				   .distance = 5000, .workingset = true,
+				   .sizes = sz }, st);
+		for (k = 0; k < 400; k++)
+			p->evict(&ws, st);
+		yes = count_admitted(p, st, 9000, &sz, &quiet);
+		CHECK(tc, yes >= 1400 && yes <= 1600 && quiet == yes,
+		      "%s: %lu of 8000 displaced at 3/16 with 150 of 400 back",
+		      p->name, yes);
+		for (k = 0; k < 50; k++)
+			p->refault(&(struct aws_refault){ .nr_pages = 1,
+				   .distance = 5000, .workingset = true,
+				   .sizes = sz }, st);
+		yes = count_admitted(p, st, 9000, &sz, &quiet);
+		CHECK(tc, !yes, "%s: %lu displaced with 200 of 400 back",
 		      p->name, yes);
 		/* a ratio of 10 (6.1 at 10 GiB) moves the target to 2727 */
 		p->inactive_ratio(10, st);

@@ -24,7 +24,7 @@ for key in version policy ratio hooks_live eviction_bits bucket_order node0_anon
 	node0_file_age placed_active placed_inactive swapins swapins_workingset evictions \
 	evictions_noshadow refaults refaults_stale activations restores ref_activations \
 	swapin_activations shadows_swept refaults_dropped file_refaults_judged quiet_activations \
-	sweeps switches \
+	active_kept sweeps switches \
 	last_sweep_shadows refault_dist_log2_m8 refault_dist_log2_p0 refault_dist_log2_p8 \
 	refault_dist_log2_inf; do
 	grep -q "^$key " /proc/anon_workingset || missing+=" $key"
