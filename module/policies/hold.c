@@ -197,7 +197,7 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 	s->resident = resident;
 	if (r->workingset && fits)
 		s->back++;
-	if (r->workingset && !fits)
+	else if (r->workingset)
 		s->far++;
 	r->quiet = true;
 
@@ -207,16 +207,17 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 			return AWS_YES;
 		return hold_below(h, s->back, s->out) ? AWS_NO : AWS_YES;
 	}
-	/* 2: a stable part of a reuse longer than memory, into room */
+	/* 2: a stable part of a reuse longer than memory */
 	if (!r->id)
 		return AWS_NO;
 	if (!hold_below(h, target, aws_sat_add(r->distance, resident)))
 		return AWS_NO;
 	if (z->active_anon < target)
-		return AWS_YES;
-	/* beyond it, while most displaced pages stay away */
-	return s->out > HOLD_STAY * aws_sat_add(s->back, s->far) ? AWS_YES :
-								  AWS_NO;
+		return AWS_YES;		/* into room */
+	/* beyond the target, while most displaced pages stay away */
+	if (s->out <= HOLD_STAY * aws_sat_add(s->back, s->far))
+		return AWS_NO;
+	return AWS_YES;
 }
 
 /*
