@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make run [PLAN=short|full|seed|alike]`: the policy experiment.  The plan
+# `make run [PLAN=short|full|seed|heldout|alike]`: the policy experiment.  The plan
 # is a data file, harness/plans/PLAN.plan (its cells: memory limit, policies,
 # command, question; its repetitions, time limit and guest sizes).  One
 # guest (512 MB) runs the whole memcg-limited policies x workloads matrix

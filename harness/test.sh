@@ -194,8 +194,8 @@ else
 	} &
 	lane1=$!
 	{
-		# 84 flips walk all 42 ordered pairs of 7 policies
-		guest test-b 512M 900 "" AWS_CYCLES=8,AWS_FLIPS=84,AWS_LIMIT_MB=16
+		# flips enough to walk every ordered pair of policies once
+		guest test-b 512M 900 "" AWS_CYCLES=8,AWS_FLIPS=pairs,AWS_LIMIT_MB=16
 		guest test-c 192M 600 cgroup_disable=memory ""
 	} &
 	wait $lane1 $!

@@ -194,16 +194,23 @@ expect ratio_8_grows_active split_x100 "$r8" -gt 400
 # 16M: nearly every distance is beyond active anon, so detect activates
 # few (measured 6.2-6.5 %) and example at least half (its rule; measured
 # 55 %; the slack is for its unlocked counter).
-example_run() { # example_run POLICY -> "refaults activations"
+example_run() { # example_run POLICY -> "refaults activations active_kept"
 	set_policy "$1"
 	echo reset >/proc/anon_workingset
 	cg_run ex 16M aws-randw --size 32M --threads 1 --writes "$(randw_writes 32)" >/dev/null 2>&1
-	echo "$(aws_stat refaults) $(aws_stat activations)"
+	echo "$(aws_stat refaults) $(aws_stat activations) $(aws_stat active_kept)"
 }
-read -r dr da < <(example_run detect)
-read -r er ea < <(example_run example)
+read -r dr da dk < <(example_run detect)
+read -r er ea ek < <(example_run example)
 diag "detect: refaults $dr activations $da; example: refaults $er activations $ea"
 expect example_admits_half_the_long_refaults activations_x100 $((100 * ea / (er ? er : 1))) -ge 45
 expect example_activates_more_than_detect activations "$ea" -gt $((3 * da + 100))
+# keep_active: hold keeps the active pages the random writes reference
+# again (its active list is a CLOCK); a policy that declines the hook
+# (detect, example) keeps none, as 6.1 keeps no anon page.
+read -r hr ha hk < <(example_run hold)
+diag "hold: refaults $hr activations $ha active_kept $hk"
+expect hold_keeps_referenced_active active_kept "$hk" -gt 0
+expect declined_keep_active_keeps_none active_kept "$((dk + ek))" -eq 0
 rmmod anon_workingset
 ktap_end

@@ -9,8 +9,9 @@
 # (pswpin grew during it), and the host fails the run on any oops, WARN or
 # hang in the console.
 #   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default 200)
-#   policy flips (a ratio change every 10), AWS_LIMIT_MB (default 48) the
-#   load's cgroup limit L (the load is 2L).
+#   policy flips (a ratio change every 10; "pairs": twice the ordered
+#   pairs of policies, enough to walk each of them once), AWS_LIMIT_MB
+#   (default 48) the load's cgroup limit L (the load is 2L).
 . "$AWS_TOOLS/guest/lib.sh"
 
 CYCLES=${AWS_CYCLES:-20}
@@ -21,6 +22,7 @@ WRITES=$(randw_writes "$L2")	# touch 1.6L of the 2L region: well over L
 mod_unload
 read -r -a POLICIES <<<"$(aws_policies)"
 NP=${#POLICIES[@]}
+[ "$FLIPS" = pairs ] && FLIPS=$((2 * NP * (NP - 1)))
 
 # A swapping, verifying load in the background: randw over twice its cgroup
 # limit, checking every page before rewriting it, until load_check stops it
@@ -105,7 +107,13 @@ while [ $flips -lt "$FLIPS" ]; do
 		fi
 	done
 done
-diag "ordered pairs walked: $((k < ${#PAIRS[@]} ? k : ${#PAIRS[@]})) of ${#PAIRS[@]}"
+walked=$((k < ${#PAIRS[@]} ? k : ${#PAIRS[@]}))
+diag "ordered pairs walked: $walked of ${#PAIRS[@]}"
+if [ "$FLIPS" -ge $((2 * ${#PAIRS[@]})) ]; then
+	expect every_ordered_pair_walked pairs "$walked" -eq "${#PAIRS[@]}"
+else
+	skip every_ordered_pair_walked "$FLIPS flips, fewer than twice the ${#PAIRS[@]} pairs"
+fi
 echo auto >"$AWS_PARAMS/ratio"
 window policy_flips_under_load "$bad" "$in0"
 sw=$(aws_stat switches)
