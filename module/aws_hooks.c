@@ -291,37 +291,44 @@ static bool aws_age(struct lruvec *lruvec, struct folio *folio)
 	return true;
 }
 
+/*
+ * Reclaim asks whether @folio (of run @r) goes, or stays, active: @decide
+ * of its policy answers (NULL declines); a YES is counted in @counter and
+ * traced as @reason.
+ */
+static bool aws_reclaim_decision(struct folio *folio, struct aws_run *r,
+				 enum aws_decision (*decide)(const struct aws_folio *,
+							     void *),
+				 enum aws_counter counter, const char *reason)
+{
+	struct aws_folio f;
+
+	if (!decide)
+		return false;
+	f = aws_describe(folio);
+	if (decide(&f, aws_folio_state(r, folio)) != AWS_YES)
+		return false;
+	aws_count(counter, f.nr_pages);
+	trace_aws_activate(r->policy, f.nr_pages, reason);
+	return true;
+}
+
+/* folio_check_references() saw one young PTE: activate now? */
 static bool aws_ref_activate(struct folio *folio)
 {
 	struct aws_run *r = aws_folio_run(folio);
-	const struct aws_policy *p = r->policy;
-	struct aws_folio f;
 
-	if (!p->first_reference)
-		return false;
-	f = aws_describe(folio);
-	if (p->first_reference(&f, aws_folio_state(r, folio)) != AWS_YES)
-		return false;
-	aws_count(AWS_REF_ACTIVATIONS, f.nr_pages);
-	trace_aws_activate(p, f.nr_pages, "first_reference");
-	return true;
+	return aws_reclaim_decision(folio, r, r->policy->first_reference,
+				    AWS_REF_ACTIVATIONS, "first_reference");
 }
 
 /* shrink_active_list() found @folio referenced: keep it active? */
 static bool aws_keep_active(struct folio *folio)
 {
 	struct aws_run *r = aws_folio_run(folio);
-	const struct aws_policy *p = r->policy;
-	struct aws_folio f;
 
-	if (!p->keep_active)
-		return false;
-	f = aws_describe(folio);
-	if (p->keep_active(&f, aws_folio_state(r, folio)) != AWS_YES)
-		return false;
-	aws_count(AWS_ACTIVE_KEPT, f.nr_pages);
-	trace_aws_activate(p, f.nr_pages, "keep_active");
-	return true;
+	return aws_reclaim_decision(folio, r, r->policy->keep_active,
+				    AWS_ACTIVE_KEPT, "keep_active");
 }
 
 static bool aws_swapin_mapped(struct folio *folio)

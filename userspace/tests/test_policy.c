@@ -889,6 +889,16 @@ static struct aws_lru_sizes hold_sizes(unsigned long active)
 	return sz;
 }
 
+/* @n displaced (PG_workingset) pages come back at @distance. */
+static void hold_returns(const struct aws_policy *p, void *st, unsigned long n,
+			 unsigned long distance, const struct aws_lru_sizes *sz)
+{
+	while (n--)
+		p->refault(&(struct aws_refault){ .nr_pages = 1,
+			   .distance = distance, .workingset = true,
+			   .sizes = *sz }, st);
+}
+
 /*
  * hold's stable part of long refaults.  3000 resident anon pages at the
  * ratio floor 3 give a target of 2250 active pages; with 1000 active, a
@@ -961,20 +971,14 @@ static void test_hold_subset(struct aws_tc *tc)
 		 * 400 PG_workingset evictions, and the same 3/16 displace;
 		 * 200 back (not a majority away) and none do.
 		 */
-		for (k = 0; k < 150; k++)
-			p->refault(&(struct aws_refault){ .nr_pages = 1,
-				   .distance = 5000, .workingset = true,
-				   .sizes = sz }, st);
+		hold_returns(p, st, 150, 5000, &sz);
 		for (k = 0; k < 400; k++)
 			p->evict(&ws, st);
 		yes = count_admitted(p, st, 9000, &sz, &quiet);
 		CHECK(tc, yes >= 1400 && yes <= 1600 && quiet == yes,
 		      "%s: %lu of 8000 displaced at 3/16 with 150 of 400 back",
 		      p->name, yes);
-		for (k = 0; k < 50; k++)
-			p->refault(&(struct aws_refault){ .nr_pages = 1,
-				   .distance = 5000, .workingset = true,
-				   .sizes = sz }, st);
+		hold_returns(p, st, 50, 5000, &sz);
 		yes = count_admitted(p, st, 9000, &sz, &quiet);
 		CHECK(tc, !yes, "%s: %lu displaced with 200 of 400 back",
 		      p->name, yes);
@@ -1024,17 +1028,11 @@ static void test_hold_displacement(struct aws_tc *tc)
 		for (k = 0; k < 400; k++)
 			p->evict(&ws, st);
 		/* back from beyond the active list: no evidence */
-		for (k = 0; k < 100; k++)
-			p->refault(&(struct aws_refault){ .nr_pages = 1,
-				   .distance = 5000, .workingset = true,
-				   .sizes = full }, st);
+		hold_returns(p, st, 100, 5000, &full);
 		yes = count_admitted(p, st, 100, &full, &quiet);
 		CHECK(tc, yes == 8000, "%s: %lu of 8000 displaced after "
 		      "long returns", p->name, yes);
-		for (k = 0; k < 100; k++)
-			p->refault(&(struct aws_refault){ .nr_pages = 1,
-				   .distance = 100, .workingset = true,
-				   .sizes = full }, st);
+		hold_returns(p, st, 100, 100, &full);
 		yes = count_admitted(p, st, 100, &full, &quiet);
 		CHECK(tc, yes >= 5800 && yes <= 6200 && quiet == yes,
 		      "%s: %lu of 8000 displaced (%lu quiet) with 1/4 back, "
@@ -1048,10 +1046,7 @@ static void test_hold_displacement(struct aws_tc *tc)
 		CHECK(tc, yes >= 5800 && yes <= 6200,
 		      "%s: %lu of 8000 admitted into room, want ~6000",
 		      p->name, yes);
-		for (k = 0; k < 300; k++)
-			p->refault(&(struct aws_refault){ .nr_pages = 1,
-				   .distance = 100, .workingset = true,
-				   .sizes = full }, st);
+		hold_returns(p, st, 300, 100, &full);
 		yes = count_admitted(p, st, 100, &full, &quiet);
 		CHECK(tc, !yes, "%s: %lu displaced though every displaced "
 		      "page came back", p->name, yes);

@@ -78,18 +78,24 @@ echo protect >$CG/pb/memory.anon_ws_policy
 expect global_policy_untouched policy "$(get_policy)" = stock
 expect kid_still_default list "$(cat $CG/pa/kid/memory.anon_ws_policy)" = "[default] $ALL"
 echo reset >/proc/anon_workingset
-in_cg pa/kid aws-zipf --size 48M --seconds 60 >/dev/null 2>&1 &
+# Both run until cg_stop ends them (their --seconds only bounds a run
+# whose stop never comes), so they are still there when the lists are read.
+run_s=$((600 * ${AWS_SLOW:-1}))
+in_cg pa/kid aws-zipf --size 48M --seconds $run_s >/dev/null 2>&1 &
 za=$!
-in_cg pb aws-zipf --size 48M --seconds 60 >/dev/null 2>&1 &
+in_cg pb aws-zipf --size 48M --seconds $run_s >/dev/null 2>&1 &
 zb=$!
-# until both have filled their 48M: 30 s on the default kernel, AWS_SLOW
-# times that on a slow one (the debug kernel beside two other guests once
-# had not faulted a page in after 30 s)
-for _ in $(seq 1 $((150 * ${AWS_SLOW:-1}))); do
+# until both have filled their 48M: at most 30 s on the default kernel,
+# AWS_SLOW times that on a slow one, by the clock (a poll forks twice, and
+# on the debug kernel under TCG a fork is slow enough that a count of
+# polls once outlasted the workloads' run time)
+t0=$SECONDS
+while [ $((SECONDS - t0)) -lt $((30 * ${AWS_SLOW:-1})) ]; do
 	a=$(cg_stat pa/kid anon) b=$(cg_stat pb anon)
 	[ "${a:-0}" -ge $((48 << 20)) ] && [ "${b:-0}" -ge $((48 << 20)) ] && break
 	sleep 0.2
 done
+diag "filled after $((SECONDS - t0)) s: pa/kid ${a:-0} B, pb ${b:-0} B anon"
 sleep 0.5
 read -r ka ki < <(split_kb pa/kid)
 read -r pa pi < <(split_kb pb)
