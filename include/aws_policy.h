@@ -176,8 +176,8 @@ static inline unsigned long aws_hash16(unsigned long id)
 static inline bool aws_policy_is_stock(const struct aws_policy *p)
 {
 	return !p->new_anon && !p->swapin && !p->swapin_mapped && !p->evict &&
-	       !p->refault && !p->age && !p->first_reference && !p->keep_active &&
-	       !p->inactive_ratio && !p->file_workingset;
+	       !p->refault && !p->age && !p->first_reference &&
+	       !p->keep_active && !p->inactive_ratio && !p->file_workingset;
 }
 
 /*

@@ -33,9 +33,9 @@
  *  - Reclaim first deactivates from the active tail to the inactive head
  *    while inactive * ratio < active (inactive_is_low(); deactivation
  *    clears the young bit and sets PG_workingset; a young page that
- *    keep_active() keeps goes to the active head instead), then looks at the
- *    inactive tail, as folio_check_references() does for a singly mapped
- *    anon page:
+ *    keep_active() keeps goes to the active head instead), then looks at
+ *    the inactive tail, as folio_check_references() does for a singly
+ *    mapped anon page:
  *      young and first_reference() -> activate (pre-5.9 PAGEREF_ACTIVATE);
  *      young and PG_referenced -> activate;
  *      young only -> set PG_referenced, rotate to the head;
@@ -257,6 +257,19 @@ static inline bool ask(struct lru2 *m,
 }
 
 /*
+ * A page with @f goes onto the active list (move_folios_to_lru()): aws_age()
+ * declined, stock ages the shared clock; else age() says whether the
+ * policy's clock is aged.
+ */
+static void age_active(struct lru2 *m, uint8_t f)
+{
+	if (!m->pol->age)
+		age_clock(m, AWS_CLOCK_SHARED);
+	else if (ask(m, m->pol->age, f | F_ACTIVE))
+		age_clock(m, m->pol->clock);
+}
+
+/*
  * shrink_active_list() for one anon page: deactivated, unless it is young
  * and keep_active() keeps it (to the head, young bit cleared, back as an
  * active page: age() is asked, as move_folios_to_lru() does).
@@ -271,10 +284,7 @@ static void deactivate_one(struct lru2 *m)
 		move_page(m, p, L_ACTIVE, L_ACTIVE);
 		tail_taken(m, L_ACTIVE);
 		m->st->active_kept++;
-		if (!m->pol->age)
-			age_clock(m, AWS_CLOCK_SHARED);
-		else if (ask(m, m->pol->age, f & ~F_YOUNG))
-			age_clock(m, m->pol->clock);
+		age_active(m, f & ~F_YOUNG);
 		return;
 	}
 	m->pg[p].flags = (f & ~(F_ACTIVE | F_YOUNG)) | F_WS;
@@ -354,14 +364,7 @@ static void activate(struct lru2 *m, uint32_t p, uint8_t f)
 	move_page(m, p, L_INACTIVE, L_ACTIVE);
 	tail_taken(m, L_INACTIVE);
 	m->st->reclaim_activations++;
-	/*
-	 * aws_age(): declined, stock ages the shared clock; else age() says
-	 * whether the policy's clock is aged.
-	 */
-	if (!m->pol->age)
-		age_clock(m, AWS_CLOCK_SHARED);
-	else if (ask(m, m->pol->age, f | F_ACTIVE))
-		age_clock(m, m->pol->clock);
+	age_active(m, f);
 }
 
 /* Free one frame: shrink_lruvec() reduced to a single page. */

@@ -683,6 +683,51 @@ static void t_decisions_reach_model(struct st_ctx *c)
 	trace_free(&t);
 }
 
+/*
+ * keep_active reaches the model: on zipf, with the faulting access young,
+ * a policy that keeps referenced active pages keeps some (and its
+ * results differ from the same policy without the callback), one that
+ * declines keeps none.
+ */
+static void t_keep_active(struct st_ctx *c)
+{
+	const struct aws_policy *hold = policy(c, "hold");
+	struct aws_policy without;
+	struct lru2_params lp = {
+		.frames = mb_to_pages(128, 1.0 / 16), .ratio = AWS_RATIO_AUTO,
+		.bucket_order = -1, .fault_young = true,
+	};
+	struct sim_stats with, none;
+	struct gen_params g;
+	struct trace t;
+
+	if (!hold)
+		return;
+	gen_params_default(&g);
+	g.zipf_pages = 2 * lp.frames;	/* zipf(0.9) at 2x memory */
+	g.accesses = 200000;
+	if (trace_generate(&t, "zipf", &g)) {
+		fail(c, "generator");
+		return;
+	}
+	without = *hold;
+	without.keep_active = NULL;
+	lp.policy = hold;
+	if (lru2_run(&t, &lp, &with))
+		fail(c, "run with keep_active failed");
+	lp.policy = &without;
+	if (lru2_run(&t, &lp, &none))
+		fail(c, "run without keep_active failed");
+	if (!with.active_kept)
+		fail(c, "hold kept no referenced active page");
+	if (none.active_kept)
+		fail(c, "%llu pages kept with keep_active declined",
+		     (unsigned long long)none.active_kept);
+	if (same_stats(&with, &none))
+		fail(c, "keep_active changed nothing");
+	trace_free(&t);
+}
+
 /* Results do not depend on where the clock starts (wrap-safe distance). */
 static void t_clock_wrap(struct st_ctx *c)
 {
@@ -774,6 +819,7 @@ static const struct {
 	{ "detect_equals_upstream_no_file", t_detect_equals_upstream },
 	{ "decisions_reach_model", t_decisions_reach_model },
 	{ "clock_wrap_invariance", t_clock_wrap },
+	{ "keep_active_reaches_model", t_keep_active },
 };
 
 int sim_selftest(void)
