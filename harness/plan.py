@@ -34,7 +34,8 @@ CELL_KEYS = ("limit", "policies", "run", "asks")
 SIZE = re.compile(r"^[1-9][0-9]*[MG]$")
 POLICY = re.compile(r"^([a-z0-9]+)(-r[1-9][0-9]*)?$")
 # policies that are not the module's: stock 6.1, MGLRU, DAMON's lru_sort
-KERNEL_POLICIES = ("nomod", "mglru", "damon")
+# (its defaults, and damonfast: thresholds for runs of seconds)
+KERNEL_POLICIES = ("nomod", "mglru", "damon", "damonfast")
 
 
 class PlanError(Exception):

@@ -110,7 +110,7 @@ with open(guest) as f:
     src = f.read()
 start, end = src.index("\nPLANFILE="), src.index("\n# ---- helpers")
 reader = src[start:end].replace("PLANFILE=/tmp/input/plan", "PLANFILE=$1")
-POLICIES = "nomod mglru damon " + " ".join(plan.module_policies())
+POLICIES = "nomod mglru damon damonfast " + " ".join(plan.module_policies())
 dump = """
 for c in "${CELLS[@]}"; do printf '%s\\t%s\\t%s\\t%s\\n' "$c" "${C_LIMIT[$c]}" "${C_POLS[$c]% }" "${C_CMD[$c]}"; done
 echo "reps=$REPS boot=$BOOT plan=$PLAN filter=$POLS"

@@ -24,7 +24,8 @@
 # running: DAMON's access monitoring activates hot and deactivates cold
 # pages from outside the LRU; its defaults, but for the free-memory
 # watermarks, which would keep it off while a memcg limit, not the node,
-# is under pressure), and every policy the module offers (its registry,
+# is under pressure), damonfast (the same with its thresholds scaled to
+# runs of seconds: damon_tune), and every policy the module offers (its registry,
 # module/policies/registry.c); a suffix -rN sets the module's anon inactive
 # ratio to N (default auto).
 # Repetitions are interleaved (rep 1 of every policy, then rep 2, ...) so a
@@ -44,7 +45,7 @@ CGKEYS="pgscan pgsteal pgactivate pgdeactivate workingset_refault_anon
 # No module (stock 6.1), MGLRU, and every policy the module offers.
 MODPOLS=$(aws_policies) || { echo "# experiment: FATAL: cannot list the module's policies"; exit 1; }
 POLICIES="nomod mglru $MODPOLS"
-[ -d $DAMON ] && POLICIES="nomod mglru damon $MODPOLS"
+[ -d $DAMON ] && POLICIES="nomod mglru damon damonfast $MODPOLS"
 
 # ---- the plan ------------------------------------------------------------
 # The cells come from the plan file the host selected for this guest
@@ -102,9 +103,24 @@ selected() { # selected NAME GLOBS(colon-separated)
 
 mglru_set() { [ -w $LRU_GEN ] && echo "$1" >$LRU_GEN; }
 
-# damon_set Y|N: start or stop damon_lru_sort and wait until it has (the
-# parameter schedules the change on a workqueue).  Started, it runs with
-# its defaults but for the watermarks: always on, whatever the free memory.
+# damon_tune damon|damonfast: lru_sort's thresholds, written before every
+# start (they persist across runs).  damon: 6.1's defaults, hot = accessed
+# in half the 5 ms samples of a 100 ms window (500 per mille), cold = idle
+# 120 s, 10 ms of work a second; no cell runs for 120 s under TCG, so its
+# cold half never acts.  damonfast: hot = accessed in one sample of a
+# window (50 per mille), cold = idle 1 s (a cell's phases last seconds),
+# 100 ms of work a second (TCG is slow).
+damon_tune() {
+	local hot=500 cold=120000000 quota=10
+	[ "$1" = damonfast ] && hot=50 cold=1000000 quota=100
+	echo $hot >$DAMON/hot_thres_access_freq && echo $cold >$DAMON/cold_min_age &&
+		echo $quota >$DAMON/quota_ms
+}
+
+# damon_set Y|N [damon|damonfast]: start or stop damon_lru_sort and wait
+# until it has (the parameter schedules the change on a workqueue).
+# Started, it runs with damon_tune's thresholds and the watermarks open:
+# always on, whatever the free memory.
 damon_set() {
 	local i x
 	[ -d $DAMON ] || return 0
@@ -112,7 +128,7 @@ damon_set() {
 	[ "$x" = "$1" ] && return 0
 	if [ "$1" = Y ]; then
 		echo 1000 >$DAMON/wmarks_high && echo 1000 >$DAMON/wmarks_mid &&
-			echo 0 >$DAMON/wmarks_low || return 1
+			echo 0 >$DAMON/wmarks_low && damon_tune "${2:-damon}" || return 1
 	fi
 	echo "$1" >$DAMON/enabled || return 1
 	for i in {1..50}; do
@@ -134,13 +150,13 @@ setup_policy() {
 	# a fresh DAMON context per run: its statistics count this run only
 	damon_set N || return 1
 	case $base in
-	nomod | mglru | damon)
+	nomod | mglru | damon | damonfast)
 		if mod_loaded && ! rmmod anon_workingset; then
 			echo "# experiment: rmmod failed"
 			return 1
 		fi
 		if [ "$base" = mglru ]; then mglru_set y; else mglru_set n; fi
-		if [ "$base" = damon ]; then damon_set Y || return 1; fi
+		if [[ $base == damon* ]]; then damon_set Y "$base" || return 1; fi
 		;;
 	*)
 		if ! grep -qw -- "$base" <<<"$MODPOLS"; then
@@ -243,7 +259,7 @@ run_one() {
 		done </tmp/kv
 	fi
 	mod_loaded && kv_fields aws_ /proc/anon_workingset
-	if [ "$pol" = damon ]; then
+	if [[ $pol == damon* ]]; then
 		for k in nr_lru_sort_tried_hot_regions nr_lru_sorted_hot_regions \
 			bytes_lru_sorted_hot_regions nr_lru_sort_tried_cold_regions \
 			nr_lru_sorted_cold_regions bytes_lru_sorted_cold_regions \
