@@ -13,7 +13,10 @@
 #  - on the seed's hot/cold thrash pattern (in the regime where hot-2's
 #    reuse interval exceeds what the inactive list can hold), detect and
 #    upstream record refaults and activations, protect records none, and
-#    detect swaps in less than protect.
+#    detect swaps in less than protect;
+#  - the worked example admits half the long refaults detect refuses, and
+#    hold keeps referenced active pages (keep_active) where the policies
+#    that decline the hook keep none.
 . "$AWS_TOOLS/guest/lib.sh"
 
 # "Alike" tolerances, in pages: twice the range (max - min) of 40 runs of
