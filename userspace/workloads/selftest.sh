@@ -53,7 +53,7 @@ tiny_args() {
 	case $1 in
 	protect) echo "--hot 2M --wave 4M --waves 2 --passes 2 --chunks 4" ;;
 	thrash)  echo "--cold 8M --hot1 2M --hot2 2M --cold-slice 2M --rounds 3" ;;
-	zipf)    echo "--size 8M --threads 2 --seconds 0.2 --alpha 0.9" ;;
+	zipf)    echo "--size 8M --threads 2 --records 200 --alpha 0.9" ;;
 	randw)   echo "--size 8M --threads 2 --seconds 0.2" ;;
 	loop)    echo "--size 4M --loops 3" ;;
 	sqlite)  echo "--size 4M --scans 2" ;;
