@@ -17,7 +17,16 @@ trap 'rm -rf "$TMP"' EXIT
 printf 'die "checkpatch: simulated perl error\\n";\n' >"$TMP/perl-error.pl"
 printf 'exit 0;\n' >"$TMP/silent.pl"
 printf '#!/bin/sh\necho "<checkstyle>"\n' >"$TMP/silent-shellcheck"
-chmod +x "$TMP/silent-shellcheck"
+# A ShellCheck that reads every script and finds nothing, at once: the
+# cases that break another tool use it, so that each case costs no real
+# ShellCheck run (about 6 s of CPU each, taken from the guests beside).
+cat >"$TMP/clean-shellcheck" <<'SH'
+#!/bin/sh
+echo "<checkstyle>"
+for f; do case $f in *.sh) echo "<file name='$f'>"; echo "</file>" ;; esac; done
+echo "</checkstyle>"
+SH
+chmod +x "$TMP/silent-shellcheck" "$TMP/clean-shellcheck"
 mkdir -p "$TMP/build"
 n=0 bad=0
 # case NAME CASE-GLOB ENV...: run check-style.sh with ENV; its result lines
@@ -26,7 +35,7 @@ n=0 bad=0
 case_() {
 	local name=$1 glob=$2 out st lines
 	shift 2
-	out=$(env AWS_BUILD="$TMP/build" "$@" bash "$AWS_TOP/harness/check-style.sh" default 2>&1)
+	out=$(env AWS_BUILD="$TMP/build" AWS_SHELLCHECK="$TMP/clean-shellcheck" "$@" bash "$AWS_TOP/harness/check-style.sh" default 2>&1)
 	st=$?
 	lines=$(grep -E '^(not )?ok [0-9]+ ' <<<"$out" |
 		awk -v g="$glob" '{ name = ($1 == "not") ? $4 : $3 } name ~ g')
