@@ -94,12 +94,19 @@ expect detect_activations workingset_activate_anon "${R[workingset_activate_anon
 hist=$(awk '$1 ~ /^refault_dist_log2_/ { t += $2 } END { print t + 0 }' /proc/anon_workingset)
 expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
 	$(($(aws_stat refaults) - $(aws_stat refaults_stale)))
-# At least 5% fewer swap-ins, and hot-2 mostly kept: measured (n=3 each)
-# detect 38415-38485 vs protect 46157-46215 swap-ins (a 17 % gap, run
-# ranges under 0.2 %), hot-2 majfaults 196-213 vs 1160-1193.
-expect detect_swaps_in_less_than_protect pswpin "$D_pswpin" -lt $((P_pswpin * 95 / 100))
-expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $((P_hot2 / 2))
-
+# Fewer swap-ins than protect, and hot-2 kept: each bound lies halfway
+# between the highest figure detect has reached and the lowest protect has.
+# Measured: detect 38,415-38,486 swap-ins and 195-213 hot-2 major faults
+# (n = 7); protect, whose keeping of hot-2 varies from boot to boot,
+# 39,343-46,215 and 332-1,193 (n = 8: 46,157-46,215 in three make test
+# runs, then 39,343, 42,282, 42,885, 46,033 and 41,245 in 512M and 256M
+# guests).  An earlier bound, 95 % of the same boot's protect run, failed a
+# correct run whose protect kept most of hot-2 (39,343 against detect's
+# 38,460).  A detect that acted like protect would be above both bounds
+# on every protect run seen.
+diag "protect this boot: pswpin $P_pswpin, hot2_majfaults $P_hot2"
+expect detect_swaps_in_less_than_protect pswpin "$D_pswpin" -lt $(((38486 + 39343) / 2))
+expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $(((213 + 332) / 2))
 # The first swapping run after boot can differ from the rest by a few
 # percent (fresh swap device, boot-time state being trimmed), so the exact
 # comparisons (nomod, stock, upstream) come after protect and detect, whose
