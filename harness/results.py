@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Turn one `make run` result directory into a table of runs, a summary and plots.
 
-usage: results.py DIR [--ref P[,P...]]
+usage: results.py DIR [--ref P[,P...]] [--best-of P[,P...]]
 
 DIR holds what the guest plan harness/guest/plans/experiment.sh wrote (runs.tsv,
 matrix.tsv, guest-info.txt) and what harness/opt.py derived from it (opt.csv),
@@ -29,7 +29,9 @@ see harness/opt.py.
 The policies, and their order, are the ones in the data.  Each cell is
 compared against the reference policies of --ref that it ran (default
 baseline,protect,nomod: the seed's base, inactive-first placement and stock
-6.1), or against its first policy if it ran none of them.  CI: the exact
+6.1), or against its first policy if it ran none of them.  --best-of nomod,mglru
+adds a table of every other policy's swap-ins against the better of those
+in each cell (issue 13: stock 6.1 and MGLRU), with the same CI.  CI: the exact
 distribution-free interval for the shift between two policies (Mann-Whitney
 / Hodges-Lehmann, Hollander & Wolfe): the k-th smallest to k-th largest of
 the differences of every pair of runs, k the largest that keeps the level
@@ -400,6 +402,27 @@ def table(runs, s, order, refs, info, asks=None):
     return "\n".join(out)
 
 
+def against_best(s, order, peers):
+    """Lines of a table: in each cell, every other policy's swap-ins against
+    the better of PEERS (the one with the lower median swap-ins there), the
+    change of the medians with its CI.  The peers must be reference policies
+    of summarise(), whose vs_<peer>_* columns this reads."""
+    idx = s[(s.n > 0) & (s.metric == "vm_pswpin")].set_index(["cell", "policy"])
+    rows = [["cell", "policy", "swap-ins", "the better peer", "its swap-ins", "change % [CI]", "level"]]
+    for cell, pols in order.items():
+        ran = [p for p in peers if (cell, p) in idx.index]
+        if not ran:
+            continue
+        best = min(ran, key=lambda p: idx.at[(cell, p), "median"])
+        for p in (p for p in pols if p not in peers and (cell, p) in idx.index):
+            e, c = idx.loc[(cell, p)], "vs_%s_" % best
+            rows.append([cell, p, fmt(e["median"]), best, fmt(idx.at[(cell, best), "median"]),
+                         "%s [%+.1f, %+.1f]" % (pct(e[c + "diff_pct"]), e[c + "lo_pct"], e[c + "hi_pct"]),
+                         "%.0f%%" % (100 * e[c + "ci_level"])])
+    return ["", "swap-ins against the better of %s in each cell (the one with the lower median):"
+            % ", ".join(peers)] + aligned(rows, {0, 1, 3})
+
+
 # ---- plots -----------------------------------------------------------------------
 def colors(pols):
     """One colour per policy base name in data order; ratio variants (-rN) lighter."""
@@ -501,6 +524,8 @@ def main(argv):
         return 2
     d = argv[0]
     refs = argv[argv.index("--ref") + 1].split(",") if "--ref" in argv else ["baseline", "protect", "nomod"]
+    peers = argv[argv.index("--best-of") + 1].split(",") if "--best-of" in argv else []
+    refs = list(dict.fromkeys(refs + peers))
     info = read_info(d)
     runs, expected = load(d)
     if runs.empty:
@@ -509,6 +534,8 @@ def main(argv):
     s, order = summarise(runs, refs)
     s.to_csv(os.path.join(d, "summary.csv"), index=False)
     t = table(runs, s, order, refs, info, questions(d))
+    if peers:
+        t += "\n" + "\n".join(against_best(s, order, peers))
     with open(os.path.join(d, "table.txt"), "w") as f:
         f.write(t + "\n")
     print(t)

@@ -137,6 +137,23 @@ def check_medians(d):
     return "medians, min, max and the change with its CI as computed by hand"
 
 
+def check_against_best(d):
+    runs, _ = R.load(d)
+    nb = runs[(runs.cell == "thrash-seed") & (runs.policy == "newpol")]
+    # a peer worse than baseline (newpol + 100), then one better (newpol - 50)
+    for shift, best in ((100, "baseline"), (-50, "peer")):
+        more = pd.concat([runs, nb.assign(policy="peer", vm_pswpin=nb.vm_pswpin + shift)], ignore_index=True)
+        s, order = R.summarise(more, ["baseline", "peer"])
+        lines = R.against_best(s, order, ["baseline", "peer"])
+        rows = [ln.split() for ln in lines if ln.startswith("thrash-seed")]
+        assert len(rows) == 1 and rows[0][1] == "newpol" and rows[0][3] == best, lines
+        # newpol 80 90 95 against baseline 100 110 120: -18.2 % [-36.4, -4.5];
+        # against peer 30 40 45: +125.0 %
+        want = "-18.2%" if best == "baseline" else "+125.0%"
+        assert rows[0][5] == want, (rows, want)
+    return "picks the peer with the lower median, both ways; change and CI against it"
+
+
 def check_ci_known():
     # 3 vs 3: no level reaches 95%; the widest interval, min to max of the
     # 9 differences, has level 1 - 2/20 = 90%.
@@ -329,7 +346,8 @@ def check_calibrate():
 
 def main():
     tests = [("parse_runs_tsv", check_parse), ("runs_csv_round_trip", check_roundtrip),
-             ("medians_and_change", check_medians), ("ci_known_values", check_ci_known),
+             ("medians_and_change", check_medians), ("against_the_better_peer", check_against_best),
+             ("ci_known_values", check_ci_known),
              ("ci_coverage", check_ci_coverage), ("failed_and_missing_runs", check_problems),
              ("x_opt_summary", check_opt_summary), ("table_and_plots_from_data", check_outputs),
              ("opt_trace_plan", check_opt_plan), ("opt_on_real_traces", check_opt_real),
