@@ -240,7 +240,7 @@ EOF
 # "n/a (why)" in the table, not the run failed.
 "$PY" "$AWS_TOP/harness/opt.py" "$OUT" --bin "$SNAP/userspace" --cache "$OPTCACHE" ||
 	echo "warning: harness/opt.py failed: the table shows no OPT" >&2
-"$PY" "$AWS_TOP/harness/results.py" "$OUT"
+"$PY" "$AWS_TOP/harness/results.py" "$OUT" --best-of nomod,mglru
 prc=$?
 # the simulator beside the guest (calib.txt, calib.csv): a measurement
 if [ -s "$OUT/runs.csv" ] && [ -s "$OUT/opt.csv" ]; then
