@@ -340,6 +340,15 @@ def pct(v):
     return "-" if pd.isna(v) else "%+.1f%%" % v
 
 
+def change(e, c):
+    """'-18.2% [-36.4, -4.5]': a summary row's change against the reference
+    whose columns start with C, with its CI; in absolute figures when the
+    reference's median is 0."""
+    ci = "[%+.1f, %+.1f]" % (e[c + "lo_pct"], e[c + "hi_pct"]) if pd.notna(e[c + "lo_pct"]) \
+        else "[%s, %s] (abs.)" % (fmt(e[c + "lo"]), fmt(e[c + "hi"]))
+    return "%s %s" % (pct(e[c + "diff_pct"]), ci)
+
+
 def aligned(rows, left):
     w = [max(len(str(x)) for x in col) for col in zip(*rows)]
     return ["  ".join(str(x).ljust(w[i]) if i in left else str(x).rjust(w[i])
@@ -391,9 +400,7 @@ def table(runs, s, order, refs, info, asks=None):
                     e = idx.loc[(cell, p, k)]
                     if k == mkey:
                         row.append("%s -> %s" % (fmt(idx.at[(cell, ref, k), "median"]), fmt(e["median"])))
-                    ci = "[%+.1f, %+.1f]" % (e[c + "lo_pct"], e[c + "hi_pct"]) if pd.notna(e[c + "lo_pct"]) \
-                        else "[%s, %s] (abs.)" % (fmt(e[c + "lo"]), fmt(e[c + "hi"]))
-                    row.append("%s %s" % (pct(e[c + "diff_pct"]), ci))
+                    row.append(change(e, c))
                 changes.append(row + ["%.0f%%" % (100 * e[c + "ci_level"])])
         out += ["", "%s  [memory.max %s]  %s" % (cell, first.at[cell, "limit"], first.at[cell, "cmd"])]
         out += ["  asks: " + asks[cell]] if asks and cell in asks else []
@@ -417,8 +424,7 @@ def against_best(s, order, peers):
         for p in (p for p in pols if p not in peers and (cell, p) in idx.index):
             e, c = idx.loc[(cell, p)], "vs_%s_" % best
             rows.append([cell, p, fmt(e["median"]), best, fmt(idx.at[(cell, best), "median"]),
-                         "%s [%+.1f, %+.1f]" % (pct(e[c + "diff_pct"]), e[c + "lo_pct"], e[c + "hi_pct"]),
-                         "%.0f%%" % (100 * e[c + "ci_level"])])
+                         change(e, c), "%.0f%%" % (100 * e[c + "ci_level"])])
     return ["", "swap-ins against the better of %s in each cell (the one with the lower median):"
             % ", ".join(peers)] + aligned(rows, {0, 1, 3})
 
