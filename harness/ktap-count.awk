@@ -5,7 +5,7 @@
 # "passed failed skipped".  Every problem counts as one failure.
 #
 #   awk -f ktap-count.awk [-v mode=flat|suites] [-v docs=N]
-#       [-v expect="SUITE..." -v manifest=FILE] LOG
+#       [-v expect="SUITE..." -v manifest=FILE] [-v skips=FILE -v variant=V] LOG
 #
 # Every KTAP document (a "KTAP version 1" line at column 0 starts one) and
 # every nested subtest must print its plan "1..N", N > 0, before its first
@@ -22,6 +22,22 @@
 # number of cases the manifest gives it (lines "RUN SUITE CASES"); the cases
 # of a missing or short suite count as failures.  The guest's plan script
 # must have reported exit status 0 ("# aws-guest: plan exit status 0").
+#
+# skips=FILE (harness/expected-skips): a skipped case is a failure unless
+# FILE lists it, as "SUITE CASE VARIANTS REASON" (VARIANTS: a comma list of
+# kernel variants or '*'; SUITE '-' for a flat log's cases), for VARIANT.
+
+# Is the skip of CASE in SUITE one the skips file expects for this variant?
+function skip_expected(suite, name) {
+	return ((suite SUBSEP name SUBSEP variant) in skip_ok) ||
+	       ((suite SUBSEP name SUBSEP "*") in skip_ok)
+}
+
+function skipped(suite, name) {
+	s++
+	if (skips != "" && !skip_expected(suite, name))
+		problem("unexpected skip: " suite " " name " (not in " skips " for " variant ")")
+}
 
 function problem(msg) {
 	print "problem: " msg
@@ -50,6 +66,8 @@ function top(line, failed,   name) {
 	sub(/ *#.*$/, "", name)
 	if (mode == "suites" || nest_open) {
 		cur_suite = name
+		for (k = 1; k <= nest_nskip; k++)
+			skipped(name, nest_skip[k])
 		nseen++
 		seen[nseen] = name
 		emitted[name] = nest_count
@@ -73,13 +91,13 @@ function top(line, failed,   name) {
 		}
 		cur_suite = ""
 	} else if (line ~ /# SKIP/) {
-		s++
+		skipped("-", name)
 	} else if (failed) {
 		f++
 	} else {
 		p++
 	}
-	nest_open = 0; nest_count = 0; nest_failed = 0; nest_plan = -1
+	nest_open = 0; nest_count = 0; nest_failed = 0; nest_plan = -1; nest_nskip = 0
 }
 
 BEGIN {
@@ -102,6 +120,23 @@ BEGIN {
 			want[mf[2]] = mf[3]
 		}
 		close(manifest)
+	}
+	if (skips != "") {
+		if (variant == "")
+			variant = "default"
+		while ((getline sl < skips) > 0) {
+			if (sl ~ /^[ \t]*(#|$)/)
+				continue
+			split(sl, sf)
+			if (sf[4] == "") {
+				problem("skips line '" sl "' is not 'SUITE CASE VARIANTS REASON'")
+				continue
+			}
+			nv = split(sf[3], vs, ",")
+			for (k = 1; k <= nv; k++)
+				skip_ok[sf[1], sf[2], vs[k]] = 1
+		}
+		close(skips)
 	}
 }
 
@@ -128,7 +163,11 @@ BEGIN {
 }
 /^[ \t]+(not )?ok [0-9]+/ {
 	nest_count++
-	if ($0 ~ /# SKIP/) s++
+	if ($0 ~ /# SKIP/) {
+		# the suite's name comes with its own result line, after these
+		nest_skip[++nest_nskip] = $3
+		sub(/ *#.*$/, "", nest_skip[nest_nskip])
+	}
 	else if ($0 ~ /^[ \t]+not ok/) { f++; nest_failed++ }
 	else p++
 	next

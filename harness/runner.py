@@ -73,6 +73,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("AWS_BUILD", os.path.join(TOP, "build"))
 PATTERNS = os.path.join(HERE, "console-patterns")
 KTAP_COUNT = os.path.join(HERE, "ktap-count.awk")
+EXPECTED_SKIPS = os.path.join(HERE, "expected-skips")
 MANIFEST = os.path.join(HERE, "manifest")
 PLANS = os.path.join(HERE, "guest", "plans")
 
@@ -349,12 +350,13 @@ def collect(run):
             pass
 
 
-def count(run, suites, manifest=MANIFEST):
-    """harness/ktap-count.awk over RUN/ktap.log against the manifest:
-    (passed, failed, skipped, problems); missing cases and every problem
-    count as failed."""
+def count(run, suites, manifest=MANIFEST, variant="default"):
+    """harness/ktap-count.awk over RUN/ktap.log against the manifest and
+    the expected skips of VARIANT: (passed, failed, skipped, problems);
+    missing cases, unexpected skips and every problem count as failed."""
     out = subprocess.run(["awk", "-f", KTAP_COUNT, "-v", "mode=suites", "-v",
                           "expect=" + " ".join(suites), "-v", "manifest=" + manifest,
+                          "-v", "skips=" + EXPECTED_SKIPS, "-v", "variant=" + variant,
                           os.path.join(run, "ktap.log")],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
     lines = out.splitlines()
@@ -378,7 +380,8 @@ def judge(v, run, qemu_status, patterns, manifest=MANIFEST):
         if m:
             v.plan_status = int(m.group(1))
     if v.suites:
-        v.passed, v.failed, v.skipped, v.count_problems = count(run, v.suites, manifest)
+        v.passed, v.failed, v.skipped, v.count_problems = count(run, v.suites, manifest,
+                                                                v.variant)
         v.not_ok = [ln.strip() for ln in ktap if ln.lstrip().startswith("not ok")]
     console = shown(os.path.join(run, "console.log"))
     if v.problems:

@@ -52,10 +52,14 @@ add 'int3: [0-9a-f]+ \[#[0-9]+\]' 1 '[   30.500000] int3: 0000 [#1] SMP NOPTI
 [   30.500100] RIP: 0010:numa_stat_write+0x1/0x40'
 add 'Bad swap file entry' 1 '[   95.220040] swap_info_get: Bad swap file entry 3ffffffffffff'
 add 'Bad swap offset entry' 1 '[   95.220040] _swap_info_get: Bad swap offset entry 0003a1f2'
+add 'Unused swap file entry' 1 '[   95.220040] swap_info_get: Unused swap file entry 3ffffffffffff'
+add 'Unused swap offset entry' 1 '[   95.220040] _swap_info_get: Unused swap offset entry 0003a1f2'
 add 'page allocation failure' 1 '[  120.771006] aws-randw: page allocation failure: order:0, mode:0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), nodemask=(null),cpuset=/,mems_allowed=0
 [  120.771400] CPU: 0 PID: 402 Comm: aws-randw Not tainted 6.1.0 #1'
-add '\.sh: line [0-9]+: .*(syntax error|command not found|unbound variable|bad substitution)' 1 \
+SHELL_ERR='\.sh: line [0-9]+: .*(syntax error|command not found|unbound variable|bad substitution|integer expression expected|too many arguments|ambiguous redirect|unary operator expected|binary operator expected)'
+add "$SHELL_ERR" 1 \
 	'/usr/share/aws/plans/experiment.sh: line 170: 2 * : syntax error: operand expected (error token is "* ")'
+add "$SHELL_ERR" 1 '/mnt/tools/guest/tests/fidelity.sh: line 212: [: -1x: integer expression expected'
 
 # What a healthy guest prints, test output included.
 CLEAN='[    0.000000] Linux version 6.1.0 (root@build) (gcc (Debian 12.2.0-14) 12.2.0) #1 SMP Thu Dec  3 15:00:00 UTC 2026

@@ -7,7 +7,8 @@
 # over-long suite, a plan that disagrees with the manifest, a missing,
 # extra or reordered suite, a failed or silent plan script, a suite that
 # failed with no failing case, a flat document off its plan, a manifest
-# that contradicts itself -- counts as a failure with a message saying so.
+# that contradicts itself, a skip that harness/expected-skips does not
+# list for the variant -- counts as a failure with a message saying so.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -70,7 +71,7 @@ t() {
 G=(-v mode=suites -v manifest="$TMP/manifest" -v "expect=a b")
 
 echo "KTAP version 1"
-echo "1..18"
+echo "1..23"
 t complete_run_counts_its_cases "4 0 1" "" "${G[@]}" \
 	< <({ suite a 3 ok ok ok; suite b 2 ok skip; } | run 2)
 t failed_case_counts_once "4 1 0" "" "${G[@]}" \
@@ -108,4 +109,16 @@ t missing_document_fails "1 1 0" "expected 2 KTAP documents, found 1" -v docs=2 
 printf 'r a 3\nr2 a 4\n' >"$TMP/manifest2"
 t contradictory_manifest_fails "3 4 0" "manifest gives suite a both 3 and 4" -v mode=suites -v manifest="$TMP/manifest2" -v expect=a \
 	< <({ suite a 3 ok ok ok; } | run 1)
+printf 'b case_2 debug,default the reason\n- b2 * flat reason\n' >"$TMP/skips"
+t expected_skip_passes "4 0 1" "" "${G[@]}" -v skips="$TMP/skips" \
+	< <({ suite a 3 ok ok ok; suite b 2 ok skip; } | run 2)
+t unexpected_skip_fails "4 1 1" "unexpected skip: a case_1" "${G[@]}" -v skips="$TMP/skips" \
+	< <({ suite a 3 skip ok ok; suite b 2 ok ok; } | run 2)
+printf 'b case_2 default the reason\n' >"$TMP/skips2"
+t skip_of_another_variant_fails "4 1 1" "unexpected skip: b case_2 .* for debug" "${G[@]}" \
+	-v skips="$TMP/skips2" -v variant=debug < <({ suite a 3 ok ok ok; suite b 2 ok skip; } | run 2)
+t flat_unexpected_skip_fails "1 1 1" "unexpected skip: - b" -v docs=1 -v skips="$TMP/skips" \
+	< <(printf 'KTAP version 1\n1..2\nok 1 a\nok 2 b # SKIP no\n')
+t flat_expected_skip_passes "1 0 1" "" -v docs=1 -v skips="$TMP/skips" \
+	< <(printf 'KTAP version 1\n1..2\nok 1 a\nok 2 b2 # SKIP no\n')
 exit $bad
