@@ -26,7 +26,7 @@ B := build
 KOBJ := $(B)/kernel-$(VARIANT)
 KCC := ccache gcc
 TOOLS_IMG := $(B)/tools-$(VARIANT).img
-DEPS := linux-source-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
+DEPS := linux-source-6.1 linux-config-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
 	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse shellcheck \
 	gnuplot python3-matplotlib python3-pandas libnuma-dev libcap-dev sqlite3
 UNIT_BINDIR := $(B)/userspace-tests

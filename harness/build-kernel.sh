@@ -121,7 +121,9 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.aws-config-key" 2>/dev/null)" != "
 	make -C "$AWS_SRC" O="$OBJ" CC="$KCC" olddefconfig >>"$AWS_LOGS/kconfig-$VARIANT.log" 2>&1 ||
 		die "olddefconfig failed, see $AWS_LOGS/kconfig-$VARIANT.log"
 	# Every option we ask for must have stuck (a typo or a missing
-	# dependency would otherwise silently build a different kernel).
+	# dependency would otherwise silently build a different kernel).  A
+	# later fragment overrides an earlier one (the debug kernel's
+	# preemption model), as in merge_config.sh.
 	missing=0
 	while read -r line; do
 		case $line in
@@ -131,8 +133,15 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.aws-config-key" 2>/dev/null)" != "
 			opt=${line#\# }; opt=${opt%% *}
 			grep -q "^$opt=" "$OBJ/.config" && { echo "  config: wanted $opt off, got $(grep "^$opt=" "$OBJ/.config")"; missing=1; } ;;
 		esac
-	done < <(cat "${FRAGS[@]}")
+	done < <(cat "${FRAGS[@]}" | awk '
+		/^CONFIG_[A-Za-z0-9_]*=/ { o = $0; sub(/=.*/, "", o) }
+		/^# CONFIG_[A-Za-z0-9_]* is not set$/ { o = $2 }
+		o != "" { last[o] = $0; order[++n] = o; o = "" }
+		END { for (i = 1; i <= n; i++) if (!seen[order[i]]++) print last[order[i]] }')
 	[ $missing = 0 ] || die "kernel config fragment did not apply (see above)"
+	# On what changes mm behaviour, the guest kernel is Debian's.
+	python3 "$AWS_TOP/harness/check-debian-config.py" "$VARIANT" "$OBJ/.config" ||
+		die "the guest kernel config differs from Debian 6.1's (harness/debian-config.list)"
 	echo "$config_key" >"$OBJ/.aws-config-key"
 	stage_done
 fi
