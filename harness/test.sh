@@ -114,7 +114,7 @@ negative_check() {
 		host_result ok "$name" "$(grep -Em1 -- "$pat" <<<"$hits" | cut -d: -f3- | cut -c1-70)"
 	fi
 }
-# unit_tests: the host-side tests, ten KTAP documents (each checked
+# unit_tests: the host-side tests, eleven KTAP documents (each checked
 # against its own plan line) in build/logs/unit.ktap, exit status in
 # unit.rc.  They run beside the guests (everything they need is built by
 # then), on the CPU time the guests leave.
@@ -132,6 +132,7 @@ unit_tests() {
 	python3 "$AWS_TOP/harness/test-runner.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	python3 "$AWS_TOP/harness/test-plans.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	python3 "$AWS_TOP/harness/test-docs.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	python3 "$AWS_TOP/harness/test-debian-config.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	# (no python3 with pandas: the traceback, and a KTAP document short, fail it)
 	"$(aws_python || echo python3)" "$AWS_TOP/harness/test-results.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	echo $rc >"$AWS_LOGS/unit.rc"
@@ -213,7 +214,8 @@ fi
 
 stage "unit tests (run beside the guests): policy core, simulator and workloads self-tests, console scanner, style checker, result count, runner, plans, docs' paths, results analysis"
 wait $unit_pid
-unit_out=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=10 "$AWS_LOGS/unit.ktap")
+unit_out=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=11 \
+	-v skips="$AWS_TOP/harness/expected-skips" -v variant="$VARIANT" "$AWS_LOGS/unit.ktap")
 read -r up uf us < <(tail -n 1 <<<"$unit_out")
 [ "$(cat "$AWS_LOGS/unit.rc" 2>/dev/null)" = 0 ] || [ "$uf" != 0 ] || uf=1
 stage_done "$up passed, $uf failed"
@@ -233,8 +235,27 @@ unknown=$(awk '$1 !~ /^#/ && NF == 3 { print $1 }' "$AWS_MANIFEST" | sort -u |
 	grep -vxE 'test-[abc]|stress|stress-nomemcg' | tr '\n' ' ')
 if [ -z "$unknown" ]; then host_result ok manifest_runs_are_booted
 else host_result not-ok manifest_runs_are_booted "no script boots: $unknown"; fi
+# Every guest suite that exists is in the manifest (a suite left out would
+# never run), and every suite the manifest names exists.
+listed=$(awk '$1 !~ /^#/ && NF == 3 { print $2 }' "$AWS_MANIFEST" | sort -u)
+present=$(cd "$AWS_TOP/harness/guest/tests" && ls -- *.sh | sed 's/\.sh$//' | sort -u)
+unlisted=$(comm -13 <(echo "$listed") <(echo "$present") | tr '\n' ' ')
+missing=$(comm -23 <(echo "$listed") <(echo "$present") | tr '\n' ' ')
+if [ -z "$unlisted$missing" ]; then
+	host_result ok manifest_lists_every_suite "$(wc -w <<<"$present") suites"
+else
+	host_result not-ok manifest_lists_every_suite "not in the manifest: ${unlisted:-none}; no such suite: ${missing:-none}"
+fi
+# The guest kernel is Debian's on what changes mm behaviour.
+if dcfg=$(python3 "$AWS_TOP/harness/check-debian-config.py" "$VARIANT" \
+	"$AWS_BUILD/kernel-$VARIANT/.config" 2>&1); then
+	host_result ok guest_kernel_config_is_debians "$(tail -n 1 <<<"$dcfg")"
+else
+	host_result not-ok guest_kernel_config_is_debians "$(grep -v '^  differs' <<<"$dcfg" | tr '\n' ';')"
+fi
 printf '%s\n' "KTAP version 1" "1..$host_n" "${HOST_LINES[@]}" >"$HOST_KTAP"
-hout=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=1 "$HOST_KTAP")
+hout=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=1 \
+	-v skips="$AWS_TOP/harness/expected-skips" -v variant="$VARIANT" "$HOST_KTAP")
 read -r hp hf hs < <(tail -n 1 <<<"$hout")
 grep '^not ok' "$HOST_KTAP" | sed 's/^/   host: /'
 grep '^problem: ' <<<"$hout" | sed 's/^/   host: /'

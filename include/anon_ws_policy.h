@@ -61,6 +61,14 @@
  *   node_bits                 node id
  *   memcg_bits                memcg id (0 bits without memcg)
  *   eviction_bits             clock >> bucket_order, truncated
+ *   tag_bits                  the framework's tag (0 bits unless reserved)
+ *
+ * The module reserves the top 8 of the stamp's bits for a tag that says
+ * which policy stamped the shadow and in which switch epoch (see
+ * module/aws_hooks.c), so that a shadow is judged by the policy and on the
+ * clock that stamped it.  A stock shadow has 0 there until its clock passes
+ * 2^28 buckets; one that is older than that reads as a tag, which costs at
+ * worst one needless activation, like any aliased shadow below.
  *
  * With 63 value bits, 10 node bits and 16 memcg bits, 36 bits are left for
  * the timestamp. Machines with more than 2^36 pages would lap that range
@@ -235,6 +243,7 @@ struct aws_shadow_layout {
 	unsigned int bucket_order;	/* clock bits dropped per stamp */
 	unsigned int eviction_bits;	/* derived: timestamp width */
 	unsigned long eviction_mask;	/* derived: low eviction_bits set */
+	unsigned int tag_bits;		/* above the stamp; 0 unless reserved */
 };
 
 /*
@@ -268,6 +277,22 @@ static inline int aws_layout_init(struct aws_shadow_layout *l,
 	l->bucket_order = bucket_order;
 	l->eviction_bits = eviction_bits;
 	l->eviction_mask = aws_low_mask(eviction_bits);
+	l->tag_bits = 0;
+	return 0;
+}
+
+/*
+ * Take the top @bits of the timestamp for a tag (struct aws_shadow's tag).
+ * At least one timestamp bit must be left.
+ */
+static inline int aws_layout_reserve_tag(struct aws_shadow_layout *l,
+					 unsigned int bits)
+{
+	if (l->tag_bits || bits >= l->eviction_bits)
+		return -AWS_EINVAL;
+	l->tag_bits = bits;
+	l->eviction_bits -= bits;
+	l->eviction_mask = aws_low_mask(l->eviction_bits);
 	return 0;
 }
 
@@ -290,6 +315,7 @@ struct aws_shadow {
 	unsigned int memcgid;
 	unsigned int nid;
 	bool workingset;
+	unsigned long tag;	/* tag_bits wide */
 };
 
 /*
@@ -302,7 +328,9 @@ static inline unsigned long aws_pack_shadow(const struct aws_shadow_layout *l,
 {
 	unsigned long v;
 
-	v = (s->eviction >> l->bucket_order) & l->eviction_mask;
+	v = s->tag & aws_low_mask(l->tag_bits);
+	v = (v << l->eviction_bits) |
+	    ((s->eviction >> l->bucket_order) & l->eviction_mask);
 	v = (v << l->memcg_bits) | (s->memcgid & aws_low_mask(l->memcg_bits));
 	v = (v << l->node_bits) | (s->nid & aws_low_mask(l->node_bits));
 	v = (v << 1) | (s->workingset ? 1 : 0);
@@ -319,6 +347,8 @@ static inline void aws_unpack_shadow(const struct aws_shadow_layout *l,
 	s->memcgid = value & aws_low_mask(l->memcg_bits);
 	value >>= l->memcg_bits;
 	s->eviction = (value & l->eviction_mask) << l->bucket_order;
+	value >>= l->eviction_bits;
+	s->tag = value & aws_low_mask(l->tag_bits);
 }
 
 /*

@@ -161,6 +161,11 @@ static inline unsigned long aws_sat_add(unsigned long a, unsigned long b)
 	return a + b < a ? ~0UL : a + b;
 }
 
+static inline unsigned long aws_sat_mul(unsigned long a, unsigned long b)
+{
+	return b && a > ~0UL / b ? ~0UL : a * b;
+}
+
 /*
  * A fraction of 2^16, the same for the same @id, spread evenly over
  * consecutive ids (Fibonacci hashing): stable and hold choose the pages

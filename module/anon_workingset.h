@@ -20,14 +20,26 @@
 #include "aws_policy.h"
 
 struct lruvec;
+struct mem_cgroup;
 
 /* aws_main.c */
 /* A policy of the registry and its private state, for hooks. */
 struct aws_run {
 	const struct aws_policy *policy;
 	void *state;		/* state_size bytes per memcg id and node */
+	atomic_long_t *clock;	/* AWS_CLOCK_ANON: per memcg id and node */
 	bool stock;		/* the policy declines every decision */
 };
+
+/*
+ * The tag in a module shadow's top bits (include/anon_ws_policy.h): the
+ * index + 1 of the policy that stamped it (0: not ours, stock's) and the
+ * switch epoch it was stamped in (1..15, one step per switch).
+ */
+#define AWS_TAG_POLICY_BITS	4
+#define AWS_TAG_EPOCH_BITS	4
+#define AWS_TAG_BITS		(AWS_TAG_POLICY_BITS + AWS_TAG_EPOCH_BITS)
+#define AWS_EPOCHS		((1U << AWS_TAG_EPOCH_BITS) - 1)
 
 #define AWS_NO_POLICY	UINT_MAX
 extern struct aws_run *aws_runs;
@@ -35,15 +47,17 @@ extern unsigned int aws_global;
 extern unsigned int aws_ratio;
 extern struct aws_shadow_layout aws_layout;
 extern bool aws_live;
+extern bool aws_exiting;
 extern bool aws_sweeping;
+extern unsigned int aws_epoch;
 extern const struct anon_ws_ops aws_ops;
 unsigned int aws_policy_index(const struct aws_policy *p);
 void aws_switch_begin(void);
 unsigned long aws_switch_end(void);
 void aws_switch_global(unsigned int policy);
+void aws_state_claim(struct mem_cgroup *memcg);
 
 /* aws_cgroup.c */
-struct mem_cgroup;
 extern atomic_t aws_cg_entries;	/* cgroups with a setting of their own */
 int aws_cgroup_init(void);
 void aws_cgroup_exit(void);
@@ -52,12 +66,12 @@ void aws_cgroup_lookup(struct mem_cgroup *memcg, unsigned int *policy,
 		       unsigned int *ratio);
 
 /* aws_clock.c */
-int aws_clock_init(void);
-void aws_clock_exit(void);
-unsigned long aws_clock_read(enum aws_clock clock, struct lruvec *lruvec);
-void aws_clock_age(enum aws_clock clock, struct lruvec *lruvec,
+int aws_clock_init(struct aws_run *runs, unsigned int nr);
+void aws_clock_exit(struct aws_run *runs, unsigned int nr);
+unsigned long aws_clock_read(struct aws_run *r, struct lruvec *lruvec);
+void aws_clock_age(struct aws_run *r, struct lruvec *lruvec,
 		   unsigned long nr_pages);
-unsigned long aws_anon_age(int nid);
+unsigned long aws_anon_age(struct aws_run *r, int nid);
 
 /* aws_stats.c */
 enum aws_counter {
@@ -78,6 +92,9 @@ enum aws_counter {
 	AWS_FILE_REFAULTS_JUDGED,	/* file refaults sized by the policy */
 	AWS_QUIET_ACTIVATIONS,	/* ... of them not in WORKINGSET_ACTIVATE */
 	AWS_ACTIVE_KEPT,	/* referenced active folios kept active */
+	AWS_REFAULTS_OLD_EPOCH,	/* shadows of an earlier switch epoch */
+	AWS_REFAULTS_STAMPER,	/* judged by a policy not the folio's */
+	AWS_STATE_RESETS,	/* private state reset for a new memcg */
 	AWS_NR_COUNTERS
 };
 

@@ -17,14 +17,34 @@
  * two sibling cgroups can run two policies under the same global pressure
  * in one boot.  A bad value is refused with -EINVAL and changes nothing.
  *
+ * Who may write.  Both files are writable by their owner, and under cgroup
+ * v2 delegation (systemd user slices, containers) the owner of a delegated
+ * cgroup's files is the delegatee.  But a policy write sweeps the shadows
+ * of every cgroup, and a policy decides how a cgroup's pages compete with
+ * its siblings' under shared pressure: both reach beyond the subtree.  So
+ * a write needs CAP_SYS_ADMIN in the initial user namespace, checked on
+ * the credentials of whoever opened the file (as the kernel checks a file
+ * handed on), like the module parameters; anyone who can open them may
+ * read them.  docs/design.md says why.
+ *
  * Which cgroup decides.  A decision about a folio is taken by the policy of
  * the cgroup the folio is charged to, even when reclaim works for an
  * ancestor's limit or for the whole machine; the inactive target of an
  * lruvec by the policy of the lruvec's cgroup.  The shadow of an eviction
- * is still stamped, as in stock 6.1, on the clock of the lruvec reclaim
- * works on (the target's), and its refault distance is read there, with
- * the clock of the refaulting folio's policy.  A policy's clock is aged
- * only by the events its own cgroups' folios cause.
+ * is stamped, as in stock 6.1, on the clock of the lruvec reclaim works on
+ * (the target's), with the evicted folio's policy, which the shadow names;
+ * its refault is judged by that policy on that clock, whoever faults the
+ * page back in (aws_hooks.c).  Each policy has its own clocks (aws_clock.c),
+ * aged only by the events of its own cgroups' folios, in their lruvecs and
+ * every ancestor's.
+ *
+ * Deleted cgroups.  The shadows of a deleted cgroup's pages stay where they
+ * are and keep their meaning: each is judged by the policy that stamped it,
+ * on the clock it was stamped on, while the memcg of its eviction lruvec
+ * lives (its pages' swap entries keep their own memcg's id alive); once
+ * that memcg is gone, the refault is not judged, as stock does.  A new
+ * cgroup that gets a recycled memcg id starts with fresh private state
+ * (aws_state_claim() in aws_main.c).
  *
  * A change of a cgroup's policy is a policy switch like a global one
  * (aws_main.c): every shadow in the swap caches is swept, those of other
@@ -40,6 +60,7 @@
  * folio's cgroup towards the root under RCU, and are skipped altogether
  * while no cgroup has a setting of its own.
  */
+#include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/err.h>
 #include <linux/memcontrol.h>
@@ -162,6 +183,12 @@ static int aws_cg_policy_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* See "Who may write" above. */
+static bool aws_cg_may_write(struct kernfs_open_file *of)
+{
+	return file_ns_capable(of->file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 				   size_t nbytes, loff_t off)
 {
@@ -170,6 +197,8 @@ static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 	u64 id = aws_of_id(of);
 	int ret = 0;
 
+	if (!aws_cg_may_write(of))
+		return -EPERM;
 	if (!aws_word(buf, nbytes, "default")) {
 		p = aws_policy_find(buf, nbytes);
 		if (!p)
@@ -215,6 +244,8 @@ static ssize_t aws_cg_ratio_write(struct kernfs_open_file *of, char *buf,
 	u64 id = aws_of_id(of);
 	int ret;
 
+	if (!aws_cg_may_write(of))
+		return -EPERM;
 	if (!aws_word(buf, nbytes, "default")) {
 		if (aws_ratio_parse(buf, nbytes, &ratio))
 			return -EINVAL;

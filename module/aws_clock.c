@@ -5,17 +5,26 @@
  * Stock 6.1 keeps one non-resident clock per lruvec (nonresident_age) that
  * both anon and file evictions and activations advance.  The seed series
  * kept one clock per LRU type, so that a burst of file reclaim does not
- * stretch the refault distances of anon pages and vice versa.  The
- * "detect" policy restores that: anon events advance a private clock kept
- * here, file events keep advancing the stock one.
+ * stretch the refault distances of anon pages and vice versa.  A policy
+ * with AWS_CLOCK_ANON (detect, hold, stable, example) restores that: its
+ * anon events advance a private clock kept here, file events keep
+ * advancing the stock one.  AWS_CLOCK_SHARED policies (stock's rule,
+ * upstream, baseline) use the stock clock itself.
  *
- * A clock exists per (memcg, node) lruvec.  Rather than adding a field to
- * struct lruvec, the clocks live in one table indexed by memcg id and node
- * id, allocated at load: hooks can then never need to allocate.  A memcg id
- * that is reused inherits the old clock value, which is harmless: shadows
- * of the dead memcg are refused by id lookup, and a clock only ever moves
- * forward.  The "upstream" policy uses the stock clock instead.  With memcg
- * disabled (cgroup_disable=memory) every lruvec is a node's and has id 0.
+ * Every such policy has clocks of its own, one per (memcg, node) lruvec:
+ * two sibling cgroups that run two policies each age their own policy's
+ * clock, in their own lruvec and in every ancestor's, so a parent's clock
+ * of one policy counts only the events of that policy's folios, aged by
+ * that policy's rules.  A shadow carries which policy stamped it
+ * (aws_hooks.c) and is read on that policy's clock.
+ *
+ * The clocks live in one table per policy indexed by memcg id and node id,
+ * allocated at load: hooks can then never need to allocate.  A memcg id
+ * that is reused keeps the old clock value, which is harmless: a clock
+ * only moves forward, and a shadow that names a recycled id is misread
+ * exactly as stock misreads it (mm/workingset.c says why that is rare and
+ * limited).  With memcg disabled (cgroup_disable=memory) every lruvec is
+ * a node's and has id 0.
  *
  * Aging is hierarchical like workingset_age_nonresident(): reclaiming a
  * parent memcg reclaims its children round-robin, so every page has an LRU
@@ -29,38 +38,53 @@
 
 #include "anon_workingset.h"
 
-/* One entry per memcg id (0 when memcg is disabled) and node. */
-static atomic_long_t *aws_anon_clock;
-
-static atomic_long_t *aws_clock_slot(unsigned int memcgid, int nid)
+static atomic_long_t *aws_clock_slot(struct aws_run *r, unsigned int memcgid,
+				     int nid)
 {
-	return &aws_anon_clock[memcgid * nr_node_ids + nid];
+	return &r->clock[memcgid * nr_node_ids + nid];
 }
 
-static atomic_long_t *aws_lruvec_clock(struct lruvec *lruvec)
+static atomic_long_t *aws_lruvec_clock(struct aws_run *r,
+				       struct lruvec *lruvec)
 {
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 
-	return aws_clock_slot(mem_cgroup_id(memcg), lruvec_pgdat(lruvec)->node_id);
+	return aws_clock_slot(r, mem_cgroup_id(memcg),
+			      lruvec_pgdat(lruvec)->node_id);
 }
 
-int aws_clock_init(void)
+/* The clocks of every AWS_CLOCK_ANON policy of @runs. */
+int aws_clock_init(struct aws_run *runs, unsigned int nr)
 {
-	aws_anon_clock = vzalloc(array_size(MEM_CGROUP_ID_MAX + 1,
-					    nr_node_ids * sizeof(atomic_long_t)));
-	return aws_anon_clock ? 0 : -ENOMEM;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (runs[i].policy->clock != AWS_CLOCK_ANON)
+			continue;
+		runs[i].clock = vzalloc(array_size(MEM_CGROUP_ID_MAX + 1,
+						   nr_node_ids *
+						   sizeof(atomic_long_t)));
+		if (!runs[i].clock)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
-void aws_clock_exit(void)
+void aws_clock_exit(struct aws_run *runs, unsigned int nr)
 {
-	vfree(aws_anon_clock);
+	unsigned int i;
+
+	for (i = 0; runs && i < nr; i++) {
+		vfree(runs[i].clock);
+		runs[i].clock = NULL;
+	}
 }
 
-unsigned long aws_clock_read(enum aws_clock clock, struct lruvec *lruvec)
+unsigned long aws_clock_read(struct aws_run *r, struct lruvec *lruvec)
 {
-	switch (clock) {
+	switch (r->policy->clock) {
 	case AWS_CLOCK_ANON:
-		return atomic_long_read(aws_lruvec_clock(lruvec));
+		return atomic_long_read(aws_lruvec_clock(r, lruvec));
 	case AWS_CLOCK_SHARED:
 		return atomic_long_read(&lruvec->nonresident_age);
 	default:
@@ -68,19 +92,20 @@ unsigned long aws_clock_read(enum aws_clock clock, struct lruvec *lruvec)
 	}
 }
 
-void aws_clock_age(enum aws_clock clock, struct lruvec *lruvec,
+void aws_clock_age(struct aws_run *r, struct lruvec *lruvec,
 		   unsigned long nr_pages)
 {
 	struct mem_cgroup *memcg;
 	int nid;
 
-	switch (clock) {
+	switch (r->policy->clock) {
 	case AWS_CLOCK_ANON:
 		memcg = lruvec_memcg(lruvec);
 		nid = lruvec_pgdat(lruvec)->node_id;
 		do {
 			atomic_long_add(nr_pages,
-					aws_clock_slot(mem_cgroup_id(memcg), nid));
+					aws_clock_slot(r, mem_cgroup_id(memcg),
+						       nid));
 		} while (memcg && (memcg = parent_mem_cgroup(memcg)));
 		break;
 	case AWS_CLOCK_SHARED:
@@ -91,9 +116,11 @@ void aws_clock_age(enum aws_clock clock, struct lruvec *lruvec,
 	}
 }
 
-/* The root lruvec's anon clock of node @nid, for /proc/anon_workingset. */
-unsigned long aws_anon_age(int nid)
+/* @r's anon clock of the root lruvec of node @nid (0 without one). */
+unsigned long aws_anon_age(struct aws_run *r, int nid)
 {
-	return atomic_long_read(aws_lruvec_clock(mem_cgroup_lruvec(NULL,
-							 NODE_DATA(nid))));
+	if (!r->clock)
+		return 0;
+	return atomic_long_read(aws_lruvec_clock(r,
+			mem_cgroup_lruvec(NULL, NODE_DATA(nid))));
 }

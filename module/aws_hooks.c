@@ -12,6 +12,15 @@
  * except that a swap-in during a policy switch drops its shadow (see
  * aws_main.c).
  *
+ * Who judges a refault.  Every decision about a folio is its policy's (the
+ * policy of the cgroup it is charged to), but a refault is judged by the
+ * policy that stamped the shadow, on the clock it was stamped on: the
+ * shadow's tag names it.  A page can be evicted under one policy and
+ * swapped in under another -- its cgroup was deleted, or its task moved,
+ * or a cgroup's policy changed (which sweeps) -- and only the stamping
+ * policy can read its stamp.  A shadow without our tag is stock's (its
+ * cgroup runs a policy that leaves stock's shadows), and stock judges it.
+ *
  * Context (see include/linux/anon_ws_hooks.h): every hook runs inside the
  * RCU read section the hook site opens; on_evict additionally runs under
  * the swap cache xa_lock with IRQs off and the folio's refcount frozen,
@@ -64,11 +73,14 @@ static bool aws_switching(void)
 /* The policy's private state for @lruvec, or NULL if it keeps none. */
 static void *aws_state(struct aws_run *r, struct lruvec *lruvec)
 {
+	struct mem_cgroup *memcg;
 	unsigned int slot;
 
 	if (!r->state)
 		return NULL;
-	slot = mem_cgroup_id(lruvec_memcg(lruvec)) * nr_node_ids +
+	memcg = lruvec_memcg(lruvec);
+	aws_state_claim(memcg);
+	slot = mem_cgroup_id(memcg) * nr_node_ids +
 	       lruvec_pgdat(lruvec)->node_id;
 	return r->state + (size_t)slot * r->policy->state_size;
 }
@@ -110,13 +122,14 @@ static bool aws_new_anon(struct folio *folio, struct vm_area_struct *vma)
 }
 
 /*
- * A swapped-in folio found one of the policy's shadows: measure the
- * refault distance on the policy's clock and let the policy judge it, as
+ * A swapped-in folio found a shadow @s that the policy of @r stamped:
+ * measure the refault distance on that policy's clock and let it judge, as
  * workingset_refault() does for stock.  @folio is locked, charged and not
  * yet on the LRU, so PG_active set here puts it straight on the active
  * list.
  */
-static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
+static void aws_refault(struct aws_run *r, struct folio *folio,
+			const struct aws_shadow *s)
 {
 	const struct aws_policy *p = r->policy;
 	struct lruvec *eviction_lruvec, *lruvec;
@@ -124,26 +137,24 @@ static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 	long nr = folio_nr_pages(folio);
 	struct pglist_data *pgdat;
 	struct aws_refault rf = { .nr_pages = nr };
-	struct aws_shadow s;
 	bool activate;
 
-	aws_unpack_shadow(&aws_layout, xa_to_value(shadow), &s);
 	/* Never trust a node id from memory we did not write ourselves. */
-	if (s.nid >= nr_node_ids || !node_online(s.nid)) {
+	if (s->nid >= nr_node_ids || !node_online(s->nid)) {
 		aws_count(AWS_REFAULTS_STALE, nr);
 		return;
 	}
-	pgdat = NODE_DATA(s.nid);
-	eviction_memcg = mem_cgroup_from_id(s.memcgid);
+	pgdat = NODE_DATA(s->nid);
+	eviction_memcg = mem_cgroup_from_id(s->memcgid);
 	if (!mem_cgroup_disabled() && !eviction_memcg) {
 		aws_count(AWS_REFAULTS_STALE, nr);
 		return;
 	}
 	eviction_lruvec = mem_cgroup_lruvec(eviction_memcg, pgdat);
 	rf.distance = aws_refault_distance(&aws_layout,
-					   aws_clock_read(p->clock, eviction_lruvec),
-					   s.eviction);
-	rf.workingset = s.workingset;
+					   aws_clock_read(r, eviction_lruvec),
+					   s->eviction);
+	rf.workingset = s->workingset;
 	/*
 	 * The page's identity: its swap entry, stable while it keeps its
 	 * slot.  0 (unknown) on the SWP_SYNCHRONOUS_IO path, which sets the
@@ -170,7 +181,7 @@ static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 		return;
 
 	folio_set_active(folio);
-	aws_clock_age(p->clock, lruvec, nr);
+	aws_clock_age(r, lruvec, nr);
 	/*
 	 * 6.1's prepare_scan_count() sets DEACTIVATE_ANON in the next reclaim
 	 * of any target above @lruvec once this counter has moved: a quiet
@@ -183,7 +194,7 @@ static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 	aws_count(AWS_ACTIVATIONS, nr);
 
 	/* It was active when evicted: this is workingset being restored. */
-	if (s.workingset) {
+	if (s->workingset) {
 		folio_set_workingset(folio);
 		lru_note_cost_folio(folio);
 		mod_lruvec_state(lruvec, WORKINGSET_RESTORE_ANON, nr);
@@ -191,34 +202,63 @@ static void aws_refault(struct aws_run *r, struct folio *folio, void *shadow)
 	}
 }
 
+/* The tag of a shadow stamped by @r now. */
+static unsigned long aws_tag(struct aws_run *r)
+{
+	/* Pairs with aws_switch_begin(): a new policy's stamps, new epoch */
+	smp_rmb();
+	return (unsigned long)READ_ONCE(aws_epoch) << AWS_TAG_POLICY_BITS |
+	       (r - aws_runs + 1);
+}
+
 static bool aws_swapin(struct folio *folio, void *shadow)
 {
 	struct aws_run *r = aws_folio_run(folio);
 	const struct aws_policy *p = r->policy;
+	unsigned long nr = folio_nr_pages(folio);
+	unsigned int stamper = 0, epoch = 0;
+	struct aws_shadow s;
 	struct aws_folio f;
 
 	if (shadow && aws_switching()) {
 		/* Maybe stamped with the old clock: judge nothing. */
-		aws_count(AWS_REFAULTS_DROPPED, folio_nr_pages(folio));
+		aws_count(AWS_REFAULTS_DROPPED, nr);
 		shadow = NULL;
 		if (r->stock)
 			return true;
 	}
-	if (r->stock)
-		return false;
-	f = aws_describe(folio);
-	aws_count(AWS_SWAPINS, f.nr_pages);
-	/* Only swap-ins through the swap cache, not SWP_SYNCHRONOUS_IO's. */
-	if (p->swapin && folio_test_swapcache(folio) &&
-	    p->swapin(&f, aws_folio_state(r, folio)) == AWS_YES) {
-		folio_set_workingset(folio);
-		aws_count(AWS_SWAPINS_MARKED, f.nr_pages);
+	if (shadow) {
+		aws_unpack_shadow(&aws_layout, xa_to_value(shadow), &s);
+		stamper = s.tag & ((1U << AWS_TAG_POLICY_BITS) - 1);
+		epoch = s.tag >> AWS_TAG_POLICY_BITS;
 	}
-	/* Stock stamped the shadows, stock judges them. */
-	if (!p->evict)
+	/* No shadow of ours: stock stamped it, stock judges it. */
+	if (r->stock && (!shadow || !stamper))
 		return false;
-	if (shadow && p->refault)
-		aws_refault(r, folio, shadow);
+	if (!r->stock) {
+		f = aws_describe(folio);
+		aws_count(AWS_SWAPINS, f.nr_pages);
+		/* Swap-ins through the swap cache, not SWP_SYNCHRONOUS_IO's */
+		if (p->swapin && folio_test_swapcache(folio) &&
+		    p->swapin(&f, aws_folio_state(r, folio)) == AWS_YES) {
+			folio_set_workingset(folio);
+			aws_count(AWS_SWAPINS_MARKED, f.nr_pages);
+		}
+	}
+	if (!shadow)
+		return true;
+	if (!stamper || stamper > aws_nr_policies)
+		return false;
+	if (epoch != READ_ONCE(aws_epoch)) {
+		/* A switch swept its epoch: the protocol failed. */
+		aws_count(AWS_REFAULTS_OLD_EPOCH, nr);
+		return true;
+	}
+	if (&aws_runs[stamper - 1] != r)
+		aws_count(AWS_REFAULTS_STAMPER, nr);
+	r = &aws_runs[stamper - 1];
+	if (r->policy->refault)
+		aws_refault(r, folio, &s);
 	return true;
 }
 
@@ -244,17 +284,18 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 	*shadow = NULL;
 	if (p->evict(&f, aws_state(r, lruvec)) != AWS_YES ||
 	    p->clock == AWS_CLOCK_NONE) {
-		aws_clock_age(p->clock, lruvec, f.nr_pages);
+		aws_clock_age(r, lruvec, f.nr_pages);
 		aws_count(AWS_EVICTIONS_NOSHADOW, f.nr_pages);
 		trace_aws_evict(p, lruvec_memcg(lruvec), pgdat->node_id,
 				f.nr_pages, false, 0, f.workingset);
 		return true;
 	}
-	s.eviction = aws_clock_read(p->clock, lruvec);
+	s.eviction = aws_clock_read(r, lruvec);
 	s.memcgid = mem_cgroup_id(lruvec_memcg(lruvec));
 	s.nid = pgdat->node_id;
 	s.workingset = f.workingset;
-	aws_clock_age(p->clock, lruvec, f.nr_pages);
+	s.tag = aws_tag(r);
+	aws_clock_age(r, lruvec, f.nr_pages);
 	*shadow = xa_mk_value(aws_pack_shadow(&aws_layout, &s));
 	aws_count(AWS_EVICTIONS, f.nr_pages);
 	trace_aws_evict(p, lruvec_memcg(lruvec), s.nid, f.nr_pages, true,
@@ -287,7 +328,7 @@ static bool aws_age(struct lruvec *lruvec, struct folio *folio)
 		return true;		/* activations age nothing */
 	if (p->clock == AWS_CLOCK_SHARED)
 		return false;		/* the stock code ages the shared clock */
-	aws_clock_age(p->clock, lruvec, f.nr_pages);
+	aws_clock_age(r, lruvec, f.nr_pages);
 	return true;
 }
 

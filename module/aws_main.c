@@ -17,18 +17,35 @@
  *
  * A switch must leave no refault judged with the wrong clock.  It first
  * raises aws_sweeping, in which every swap-in drops the shadow it found
- * instead of judging it, then publishes the new policy and waits a grace
- * period (hooks run under RCU), so that every hook still working with the
- * old policy has finished.  The sweep then removes every shadow left;
- * evictions from then on stamp the new clock.  A second grace period before
- * aws_sweeping drops covers a swap-in that took its shadow out of the swap
- * cache just before the sweep but calls the hook only after it: on a kernel
- * without preemption (our guests') that code cannot be preempted, so the
- * grace period waits for it.  Policy writes and load/unload are serialised
- * by the module's parameter lock, which sysfs writes already hold and
- * cgroup file writes take.
+ * instead of judging it, steps the epoch that evictions write into their
+ * shadows' tag, then publishes the new policy and waits a grace period
+ * (hooks run under RCU), so that every hook still working with the old
+ * policy has finished.  The sweep (anon_ws_clear_swap_shadows()) then
+ * removes every shadow left; evictions from then on stamp the new clock.
+ * A swap-in that took its shadow out of the swap cache before the sweep
+ * but judges it only after it -- preempted in between, which Debian's
+ * preemptible RCU allows outside a read section -- is caught by the
+ * kernel: the sweep moves the shadow generation, and the swap-in checks it
+ * again in the read section that judges the shadow, before it asks us.  A
+ * second grace period before aws_sweeping drops lets every judge that had
+ * not seen the generation move finish while swap-ins still drop.  A shadow
+ * of an earlier epoch that reaches a refault anyway is counted
+ * (refaults_old_epoch) and not judged: the count is the test that the
+ * protocol holds.
+ *
+ * Policy writes and load/unload are serialised by the module's parameter
+ * lock, which sysfs writes already hold and cgroup file writes take.  Once
+ * unload has begun (aws_exiting) policy writes fail with -EBUSY: the hooks
+ * are still registered, and only a switch may change what they do.
+ *
+ * Private state and clocks are kept per memcg id, and a memcg id is
+ * reused after its cgroup is gone.  aws_state_claim() notices a new owner
+ * (by the cgroup's 64-bit id, never reused) and resets every policy's
+ * state for it, so that a new cgroup does not inherit the counters of a
+ * dead one.
  */
 #include <linux/anon_ws_hooks.h>
+#include <linux/cgroup.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -53,8 +70,14 @@ unsigned int aws_ratio = AWS_RATIO_AUTO;
 struct aws_shadow_layout aws_layout;
 /* Registered and past init: policy writes switch clocks (param lock). */
 bool aws_live;
+/* Unload has begun: policy writes are refused (param lock). */
+bool aws_exiting;
 /* A switch is in progress: swap-ins drop the shadows they find. */
 bool aws_sweeping;
+/* The switch epoch evictions tag their shadows with, 1..AWS_EPOCHS. */
+unsigned int aws_epoch = 1;
+/* The cgroup id whose memcg id owns each slot of the private state. */
+static u64 *aws_state_owner;
 
 unsigned int aws_policy_index(const struct aws_policy *p)
 {
@@ -74,6 +97,10 @@ static int aws_runs_alloc(void)
 
 	aws_runs = kcalloc(aws_nr_policies, sizeof(*aws_runs), GFP_KERNEL);
 	if (!aws_runs)
+		return -ENOMEM;
+	aws_state_owner = vzalloc(array_size(MEM_CGROUP_ID_MAX + 1,
+					     sizeof(*aws_state_owner)));
+	if (!aws_state_owner)
 		return -ENOMEM;
 	for (i = 0; i < aws_nr_policies; i++) {
 		p = aws_policies[i];
@@ -98,6 +125,50 @@ static void aws_runs_free(void)
 		vfree(aws_runs[i].state);
 	kfree(aws_runs);
 	aws_runs = NULL;
+	vfree(aws_state_owner);
+	aws_state_owner = NULL;
+}
+
+/*
+ * The hooks are about to use @memcg's private state: if its memcg id last
+ * belonged to another cgroup, reset every policy's state of that id, on
+ * every node.  Hooks on other CPUs may update the state meanwhile; the
+ * counters are estimates, and a torn reset only shortens their memory.
+ */
+void aws_state_claim(struct mem_cgroup *memcg)
+{
+	unsigned short id;
+	u64 owner, seen;
+	unsigned int i;
+	size_t j;
+	int nid;
+
+	if (!memcg || !aws_state_owner)
+		return;
+	id = mem_cgroup_id(memcg);
+	owner = cgroup_id(memcg->css.cgroup);
+	seen = READ_ONCE(aws_state_owner[id]);
+	if (likely(seen == owner))
+		return;
+	if (cmpxchg64(&aws_state_owner[id], seen, owner) != seen)
+		return;		/* another CPU claims it */
+	if (!seen)
+		return;		/* first use since load: state is fresh */
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_runs[i].policy;
+
+		if (!aws_runs[i].state)
+			continue;
+		for (nid = 0; nid < nr_node_ids; nid++) {
+			j = (size_t)id * nr_node_ids + nid;
+			memset(aws_runs[i].state + j * p->state_size, 0,
+			       p->state_size);
+			if (p->state_init)
+				p->state_init(aws_runs[i].state +
+					      j * p->state_size);
+		}
+	}
+	aws_count(AWS_STATE_RESETS, 1);
 }
 
 static unsigned long aws_sweep_shadows(void)
@@ -118,6 +189,7 @@ static unsigned long aws_sweep_shadows(void)
 void aws_switch_begin(void)
 {
 	WRITE_ONCE(aws_sweeping, true);
+	WRITE_ONCE(aws_epoch, aws_epoch % AWS_EPOCHS + 1);
 	/* Pairs with aws_switching(): who sees the change sees the flag. */
 	smp_wmb();
 }
@@ -148,14 +220,19 @@ static int __init aws_layout_setup(void)
 {
 	int ret;
 
+	BUILD_BUG_ON(AWS_TAG_BITS > BITS_PER_LONG);
+	if (aws_nr_policies >= 1U << AWS_TAG_POLICY_BITS)
+		return -EINVAL;
 	ret = aws_layout_init(&aws_layout, BITS_PER_XA_VALUE, NODES_SHIFT,
-			      MEM_CGROUP_ID_SHIFT, 0);
+			      MEM_CGROUP_ID_SHIFT, 0) ?:
+	      aws_layout_reserve_tag(&aws_layout, AWS_TAG_BITS);
 	if (ret)
 		return ret;
 	return aws_layout_init(&aws_layout, BITS_PER_XA_VALUE, NODES_SHIFT,
 			       MEM_CGROUP_ID_SHIFT,
 			       aws_bucket_order(totalram_pages(),
-						aws_layout.eviction_bits));
+						aws_layout.eviction_bits)) ?:
+	       aws_layout_reserve_tag(&aws_layout, AWS_TAG_BITS);
 }
 
 /*
@@ -169,6 +246,7 @@ static void aws_exit_policies(void)
 
 	kernel_param_lock(THIS_MODULE);
 	aws_live = false;
+	aws_exiting = true;
 	aws_switch_begin();
 	WRITE_ONCE(aws_global, aws_policy_index(&aws_policy_stock));
 	aws_cgroup_clear();
@@ -191,9 +269,9 @@ static int __init aws_init(void)
 	ret = aws_runs_alloc();
 	if (ret)
 		goto out_runs;
-	ret = aws_clock_init();
+	ret = aws_clock_init(aws_runs, aws_nr_policies);
 	if (ret)
-		goto out_runs;
+		goto out_clock;
 	ret = aws_stats_init();
 	if (ret)
 		goto out_clock;
@@ -214,6 +292,7 @@ static int __init aws_init(void)
 	ret = aws_cgroup_init();
 	if (ret) {
 		pr_err("anon_workingset: cannot add the memory cgroup files\n");
+		aws_cgroup_exit();
 		aws_exit_policies();
 		goto out_stats;
 	}
@@ -226,7 +305,7 @@ static int __init aws_init(void)
 out_stats:
 	aws_stats_exit();
 out_clock:
-	aws_clock_exit();
+	aws_clock_exit(aws_runs, aws_nr_policies);
 out_runs:
 	aws_runs_free();
 	return ret;
@@ -238,7 +317,7 @@ static void __exit aws_exit(void)
 	aws_cgroup_exit();
 	aws_exit_policies();
 	aws_stats_exit();
-	aws_clock_exit();
+	aws_clock_exit(aws_runs, aws_nr_policies);
 	aws_runs_free();
 	pr_info("anon_workingset: unloaded, %ld shadows dropped\n",
 		atomic_long_read(&aws_last_sweep));
@@ -248,3 +327,4 @@ module_init(aws_init);
 module_exit(aws_exit);
 MODULE_DESCRIPTION("Workingset protection and detection for the anonymous LRU");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(ANON_WS);

@@ -8,7 +8,8 @@
  * (include/aws_policy_list.h); reading the parameter lists them all with
  * the running one in brackets.  Anything else -- an unknown word, an
  * out-of-range ratio, trailing garbage, an embedded NUL -- is refused with
- * -EINVAL and the running value stays.
+ * -EINVAL and the running value stays.  A policy write while rmmod is
+ * unloading the module fails with -EBUSY.
  *
  * A policy switch at run time drops all shadow entries from the swap
  * caches (aws_switch_global() in aws_main.c): policies use different
@@ -32,6 +33,8 @@ static int aws_policy_set(const char *val, const struct kernel_param *kp)
 	if (!new)
 		return -EINVAL;
 	idx = aws_policy_index(new);
+	if (aws_exiting)
+		return -EBUSY;	/* rmmod has begun; the hooks are still live */
 	if (!aws_live) {
 		/* insmod's arguments, before init: nothing to switch yet */
 		aws_global = idx;

@@ -50,6 +50,9 @@ static const char * const aws_counter_names[AWS_NR_COUNTERS] = {
 	[AWS_FILE_REFAULTS_JUDGED] = "file_refaults_judged",
 	[AWS_QUIET_ACTIVATIONS] = "quiet_activations",
 	[AWS_ACTIVE_KEPT] = "active_kept",
+	[AWS_REFAULTS_OLD_EPOCH] = "refaults_old_epoch",
+	[AWS_REFAULTS_STAMPER] = "refaults_other_policy",
+	[AWS_STATE_RESETS] = "state_resets",
 };
 
 static void aws_sum(struct aws_counters *sum)
@@ -111,7 +114,14 @@ static int aws_show(struct seq_file *m, void *v)
 	for_each_online_node(nid) {
 		struct lruvec *lruvec = mem_cgroup_lruvec(NULL, NODE_DATA(nid));
 
-		seq_printf(m, "node%d_anon_age %lu\n", nid, aws_anon_age(nid));
+		seq_printf(m, "node%d_anon_age %lu\n", nid,
+			   global < aws_nr_policies ?
+			   aws_anon_age(&aws_runs[global], nid) : 0);
+		for (i = 0; i < aws_nr_policies; i++)
+			if (aws_runs[i].clock)
+				seq_printf(m, "node%d_anon_age_%s %lu\n", nid,
+					   aws_policies[i]->name,
+					   aws_anon_age(&aws_runs[i], nid));
 		seq_printf(m, "node%d_file_age %ld\n", nid,
 			   atomic_long_read(&lruvec->nonresident_age));
 	}
@@ -143,7 +153,8 @@ static ssize_t aws_write(struct file *file, const char __user *ubuf,
 {
 	char buf[8];
 
-	if (!capable(CAP_SYS_ADMIN))
+	/* The opener's credentials, as for any file handed on */
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	if (count == 0 || count >= sizeof(buf))
 		return -EINVAL;

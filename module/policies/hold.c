@@ -138,13 +138,19 @@ struct hold_state {
 	unsigned long ratio;	/* the last inactive_ratio() answer */
 };
 
-/* An eviction: one tick; halve every count once a memory has passed. */
-static void hold_tick(struct hold_state *s, bool workingset)
+/*
+ * An eviction of @nr pages: @nr ticks (a THP counts as the 512 pages its
+ * refaults will be, since 6.1 swaps in order 0); halve every count once a
+ * memory has passed.
+ */
+static void hold_tick(struct hold_state *s, bool workingset, unsigned long nr)
 {
 	unsigned long window = s->resident ? s->resident : 1;
 
-	s->out += workingset;
-	if (++s->ticks > window) {
+	if (workingset)
+		s->out = aws_sat_add(s->out, nr);
+	s->ticks = aws_sat_add(s->ticks, nr);
+	if (s->ticks > window) {
 		s->ticks >>= 1;
 		s->out >>= 1;
 		s->back >>= 1;
@@ -165,7 +171,7 @@ static enum aws_decision hold_yes(const struct aws_folio *f, void *state)
 static enum aws_decision hold_evict(const struct aws_folio *f, void *state)
 {
 	if (state)
-		hold_tick(state, f->workingset);
+		hold_tick(state, f->workingset, f->nr_pages);
 	return AWS_YES;
 }
 
@@ -196,9 +202,9 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 	target = resident / (ratio + 1) * ratio;
 	s->resident = resident;
 	if (r->workingset && fits)
-		s->back++;
+		s->back = aws_sat_add(s->back, r->nr_pages);
 	else if (r->workingset)
-		s->far++;
+		s->far = aws_sat_add(s->far, r->nr_pages);
 	r->quiet = true;
 
 	if (fits) {

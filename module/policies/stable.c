@@ -143,14 +143,18 @@ struct stable_state {
 	unsigned long inactive;	/* inactive anon at the last refault */
 };
 
-/* One tick of the anon clock: an activation if @act, that must stay @span. */
-static void stable_tick(struct stable_state *s, unsigned long act,
+/*
+ * @nr ticks of the anon clock, one per page (a THP's eviction is the 512
+ * order-0 refaults 6.1 will read it with): activations if @act, each of
+ * which must stay @span.
+ */
+static void stable_tick(struct stable_state *s, unsigned long nr, bool act,
 			unsigned long span)
 {
 	unsigned long window = s->resident * STABLE_WINDOW;
-	unsigned long t = s->ticks + 1;
-	unsigned long a = s->acts + act;
-	unsigned long n = aws_sat_add(s->need, span);
+	unsigned long t = aws_sat_add(s->ticks, nr);
+	unsigned long a = act ? aws_sat_add(s->acts, nr) : s->acts;
+	unsigned long n = aws_sat_add(s->need, aws_sat_mul(span, nr));
 
 	if (t > (window ? window : 1)) {
 		t >>= 1;
@@ -170,7 +174,7 @@ static enum aws_decision stable_no(const struct aws_folio *f, void *state)
 static enum aws_decision stable_evict(const struct aws_folio *f, void *state)
 {
 	if (state)
-		stable_tick(state, 0, 0);
+		stable_tick(state, f->nr_pages, false, 0);
 	return AWS_YES;
 }
 
@@ -180,7 +184,7 @@ static enum aws_decision stable_age(const struct aws_folio *f, void *state)
 	struct stable_state *s = state;
 
 	if (s)
-		stable_tick(s, 1, s->inactive);
+		stable_tick(s, f->nr_pages, true, s->inactive);
 	return AWS_YES;
 }
 
@@ -240,7 +244,7 @@ static enum aws_decision stable_refault(struct aws_refault *r, void *state)
 	if (r->distance <= z->active_anon &&
 	    (!s || stable_survives(s, dspan, full))) {
 		if (s)
-			stable_tick(s, 1, dspan);
+			stable_tick(s, r->nr_pages, true, dspan);
 		return AWS_YES;
 	}
 	/* the stable subset: h < C / R, into room that is free */
@@ -255,7 +259,7 @@ static enum aws_decision stable_refault(struct aws_refault *r, void *state)
 		return AWS_NO;
 	/* quiet while the workingset needs nothing of the active list */
 	r->quiet = !s->need;
-	stable_tick(s, 1, 0);
+	stable_tick(s, r->nr_pages, true, 0);
 	return AWS_YES;
 }
 

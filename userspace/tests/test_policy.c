@@ -756,6 +756,63 @@ static void test_policy_rules(struct aws_tc *tc)
 	CHECK(tc, is_default == 1, "the default is not in the registry");
 }
 
+/*
+ * 6.1 swaps a THP out whole and in page by page: a policy that keeps
+ * counts must weigh an eviction or an activation of a 512-page folio as
+ * 512 of one page, or its rates are off by up to 512x.  Both states are
+ * primed with one refault (so that their decay windows are a memory
+ * wide), then fed one 512-page folio or 512 one-page folios.
+ */
+static void test_thp_weight(struct aws_tc *tc)
+{
+	const struct aws_folio thp = { .nr_pages = 512, .swapbacked = true,
+				       .workingset = true };
+	const struct aws_folio one = { .nr_pages = 1, .swapbacked = true,
+				       .workingset = true };
+	const struct aws_lru_sizes sz = {
+		.active_anon = 1UL << 20, .inactive_anon = 1UL << 20,
+		.swap_available = true,
+	};
+	unsigned int i, k, weighed = 0;
+
+	for (i = 0; i < aws_nr_policies; i++) {
+		const struct aws_policy *p = aws_policies[i];
+		void *a, *b;
+
+		if (!p->state_size || !p->evict)
+			continue;
+		a = state_new(p);
+		b = state_new(p);
+		CHECK(tc, a && b, "%s: no memory", p->name);
+		if (!a || !b)
+			goto next;
+		if (p->refault) {
+			p->refault(&(struct aws_refault){ .nr_pages = 1,
+				.distance = 10, .workingset = true, .sizes = sz,
+				.id = 1 }, a);
+			p->refault(&(struct aws_refault){ .nr_pages = 1,
+				.distance = 10, .workingset = true, .sizes = sz,
+				.id = 1 }, b);
+		}
+		p->evict(&thp, a);
+		if (p->age)
+			p->age(&thp, a);
+		for (k = 0; k < thp.nr_pages; k++) {
+			p->evict(&one, b);
+			if (p->age)
+				p->age(&one, b);
+		}
+		CHECK(tc, !memcmp(a, b, p->state_size),
+		      "%s: a 512-page folio does not count as 512 pages",
+		      p->name);
+		weighed++;
+next:
+		free(a);
+		free(b);
+	}
+	CHECK(tc, weighed >= 2, "only %u policies keep counts", weighed);
+}
+
 static enum aws_decision any_folio(const struct aws_folio *f, void *state)
 {
 	(void)f;
@@ -1066,6 +1123,7 @@ const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_ratio", test_policy_ratio },
 	{ "policy_ratio_callback", test_policy_ratio_callback },
 	{ "policy_rules", test_policy_rules },
+	{ "policy_thp_weight", test_thp_weight },
 	{ "policy_is_stock", test_is_stock },
 	{ "inactive_ratio", test_inactive_ratio },
 };

@@ -244,7 +244,7 @@ static void test_pack_masking(struct aws_tc *tc)
 				}
 				init_or_fail(tc, &l, vb, nb, mb, bo);
 				for (i = 0; i < 300; i++) {
-					struct aws_shadow in, out;
+					struct aws_shadow in = { 0 }, out;
 					unsigned long v;
 
 					in.eviction = aws_rand_ulong_mag(&rnd);
@@ -476,6 +476,49 @@ static void test_thp_aging(struct aws_tc *tc)
 	}
 }
 
+/*
+ * The module's tag: 8 bits above a 28-bit stamp, at raw bits 56..63 of the
+ * 64-bit layout; a stamp at its widest never reaches it, a tag never
+ * reaches the stamp, and a layout keeps at least one stamp bit.
+ */
+static void test_tag_reserve(struct aws_tc *tc)
+{
+	struct aws_shadow_layout l;
+	struct aws_shadow in = { 0 }, out;
+	unsigned long v, tag;
+
+	if (BPL != 64)
+		return;
+	init_or_fail(tc, &l, XA_VALUE_BITS, 10, 16, 0);
+	CHECK(tc, aws_layout_reserve_tag(&l, 8) == 0, "reserve 8");
+	CHECK(tc, l.eviction_bits == 28 && l.tag_bits == 8,
+	      "eviction_bits %u tag_bits %u", l.eviction_bits, l.tag_bits);
+	CHECK(tc, aws_layout_reserve_tag(&l, 1) != 0, "reserved twice");
+	for (tag = 0; tag < 256; tag++) {
+		in.tag = tag;
+		in.eviction = l.eviction_mask;
+		in.nid = 3;
+		in.memcgid = 0xffff;
+		v = aws_pack_shadow(&l, &in);
+		aws_unpack_shadow(&l, v, &out);
+		CHECK(tc, out.tag == tag && out.eviction == l.eviction_mask &&
+		      out.nid == 3 && out.memcgid == 0xffff,
+		      "tag %lu: got tag %lu eviction %#lx", tag, out.tag,
+		      out.eviction);
+		CHECK(tc, (((v << 1) | 1) >> 56) == tag,
+		      "tag %lu not at raw bits 56..63: %#lx", tag, v);
+	}
+	/* a stamp wider than 28 bits is cut, never spills into the tag */
+	in.tag = 0;
+	in.eviction = ~0UL;
+	aws_unpack_shadow(&l, aws_pack_shadow(&l, &in), &out);
+	CHECK(tc, out.tag == 0, "stamp spilled into the tag: %lu", out.tag);
+	init_or_fail(tc, &l, XA_VALUE_BITS, 10, 16, 0);
+	CHECK(tc, aws_layout_reserve_tag(&l, 36) != 0, "no stamp bit left");
+	CHECK(tc, aws_layout_reserve_tag(&l, 35) == 0 && l.eviction_bits == 1,
+	      "one stamp bit left");
+}
+
 const struct aws_test_case aws_shadow_cases[] = {
 	{ "fls_long", test_fls_long },
 	{ "layout_init_valid", test_layout_init_valid },
@@ -488,6 +531,7 @@ const struct aws_test_case aws_shadow_cases[] = {
 	{ "distance_bucket_order", test_distance_bucket_order },
 	{ "bucket_order_examples", test_bucket_order_examples },
 	{ "thp_aging", test_thp_aging },
+	{ "tag_reserve", test_tag_reserve },
 };
 const unsigned int aws_nr_shadow_cases =
 	ARRAY_SIZE(aws_shadow_cases);

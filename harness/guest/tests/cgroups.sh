@@ -8,13 +8,16 @@
 # setting inherits its parent's; a cgroup's policy changes under a
 # verifying load like a global switch (counted, swept); a deleted cgroup's
 # setting is dropped and a new cgroup of the same name starts at default;
-# bad input is refused with nothing changed.
+# bad input is refused with nothing changed; each policy ages clocks of its
+# own; a delegatee cannot write the files; a deleted cgroup's shadows are
+# judged by the policy that stamped them; a recycled memcg id starts with
+# fresh private state.
 . "$AWS_TOOLS/guest/lib.sh"
 
 CG=/sys/fs/cgroup
 mod_unload
 echo +memory >$CG/cgroup.subtree_control
-rmdir $CG/pa/kid $CG/pa $CG/pb $CG/pc $CG/pd 2>/dev/null
+rmdir $CG/pa/kid $CG/pa $CG/pb $CG/pc $CG/pd $CG/deleg/sub $CG/deleg $CG/pe $CG/pf 2>/dev/null
 mkdir -p $CG/pa/kid $CG/pb $CG/pc
 echo +memory >$CG/pa/cgroup.subtree_control
 check no_files_without_module test ! -e $CG/pa/memory.anon_ws_policy
@@ -190,6 +193,113 @@ else
 fi
 rmdir $CG/pd
 check write_to_deleted_cgroup_fails bash -c "! echo detect >$CG/pd/memory.anon_ws_policy 2>/dev/null"
+
+# Each policy ages clocks of its own: a load in pa (detect) moves detect's
+# clock of the root lruvec (aged up through the ancestors) and not hold's;
+# one in pb (hold) the other way round.
+echo hold >$CG/pb/memory.anon_ws_policy
+age() { aws_stat "node0_anon_age_$1"; }
+W=$(randw_writes 24)
+d0=$(age detect) h0=$(age hold)
+in_cg pa/kid aws-randw --size 24M --threads 1 --writes "$W" >/dev/null 2>&1
+d1=$(age detect) h1=$(age hold)
+in_cg pb aws-randw --size 24M --threads 1 --writes "$W" >/dev/null 2>&1
+d2=$(age detect) h2=$(age hold)
+diag "load in pa (detect): detect +$((d1 - d0)) hold +$((h1 - h0));" \
+	"load in pb (hold): detect +$((d2 - d1)) hold +$((h2 - h1))"
+if [ "$d0" -ge 0 ] && [ $((d1 - d0)) -gt 1000 ] && [ "$h1" = "$h0" ] &&
+	[ $((h2 - h1)) -gt 1000 ] && [ "$d2" = "$d1" ]; then
+	ok "sibling_policies_age_own_clocks # detect +$((d1 - d0)), then hold +$((h2 - h1))"
+else
+	fail sibling_policies_age_own_clocks "detect $d0 -> $d1 -> $d2, hold $h0 -> $h1 -> $h2"
+fi
+
+# Delegation: a user who owns a delegated subtree (as systemd and
+# container managers hand them out) may read the files but not write
+# them, in the subtree's root or in a child it makes; nothing is swept.
+# The module's files take the owner of their cgroup's directory.
+mkdir $CG/deleg
+echo +memory >$CG/deleg/cgroup.subtree_control
+chown 65534:65534 $CG/deleg $CG/deleg/cgroup.procs $CG/deleg/cgroup.subtree_control \
+	$CG/deleg/cgroup.threads $CG/deleg/memory.anon_ws_policy $CG/deleg/memory.anon_ws_ratio
+sweeps=$(aws_stat sweeps) sw=$(aws_stat switches)
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups bash -c "
+	cat $CG/deleg/memory.anon_ws_policy >/dev/null && echo read-ok
+	mkdir $CG/deleg/sub && echo mkdir-ok
+	for f in deleg deleg/sub; do
+		for i in 1 2 3; do
+			echo hold >$CG/\$f/memory.anon_ws_policy && echo policy-written
+			echo 1 >$CG/\$f/memory.anon_ws_ratio && echo ratio-written
+		done
+	done" 2>&1)
+eperm=$(grep -c 'Operation not permitted' <<<"$out")
+diag "delegatee: $(grep -c ok <<<"$out") ok, $eperm EPERM, $(grep -c written <<<"$out") written"
+if grep -q read-ok <<<"$out" && grep -q mkdir-ok <<<"$out" && [ "$eperm" = 12 ] &&
+	! grep -q written <<<"$out" && [ "$(aws_stat sweeps)" = "$sweeps" ] &&
+	[ "$(aws_stat switches)" = "$sw" ]; then
+	ok "delegatee_cannot_write # 12 writes refused, sweeps unchanged"
+else
+	fail delegatee_cannot_write "sweeps $sweeps -> $(aws_stat sweeps): $(tr '\n' ';' <<<"$out" | cut -c1-300)"
+fi
+echo stable >$CG/deleg/sub/memory.anon_ws_policy
+expect root_writes_delegated_cgroup list "$(sed 's/.*\[\([a-z]*\)\].*/\1/' $CG/deleg/sub/memory.anon_ws_policy)" = stable
+rmdir $CG/deleg/sub $CG/deleg
+
+# A cgroup with its own policy deleted under a verifying load: the task
+# moves to a sibling with another policy and the cgroup goes while its
+# pages are in swap; their refaults are judged by the policy that stamped
+# them (counted in refaults_other_policy), never by an old epoch's rule,
+# and the data stays intact.
+mkdir $CG/pe $CG/pf
+echo hold >$CG/pe/memory.anon_ws_policy
+echo detect >$CG/pf/memory.anon_ws_policy
+echo 16M >$CG/pe/memory.max
+echo 16M >$CG/pf/memory.max
+echo reset >/proc/anon_workingset
+in_cg pe aws-randw --size 32M --threads 1 --seconds 600 --verify-writes >/tmp/pe.out 2>&1 &
+rp=$!
+t0=$SECONDS
+while [ "$(aws_stat evictions)" -lt 4096 ] && [ $((SECONDS - t0)) -lt $((60 * ${AWS_SLOW:-1})) ]; do
+	sleep 0.2
+done
+ev=$(aws_stat evictions)
+while read -r pid; do echo "$pid" >$CG/pf/cgroup.procs; done <$CG/pe/cgroup.procs
+rmdir $CG/pe; gone=$?
+r0=$(aws_stat refaults_other_policy)
+sleep $((3 * ${AWS_SLOW:-1}))
+cg_stop pf
+wait $rp; rcp=$?
+other=$(aws_stat refaults_other_policy) oe=$(aws_stat refaults_old_epoch)
+diag "pe (hold) evicted $ev before its rmdir (rc $gone); then refaults judged by hold for pf: $other, old epoch $oe"
+expect deleted_cgroup_rmdir_under_load rmdir_rc "$gone" -eq 0
+if [ "$other" -gt "$r0" ] && [ "$oe" = 0 ] && [ $rcp = 0 ] && grep -q 'verify_fail=0' /tmp/pe.out; then
+	ok "deleted_cgroup_shadows_judged_by_stamper # $other refaults judged by hold, old epoch 0, verified"
+else
+	fail deleted_cgroup_shadows_judged_by_stamper "other $r0 -> $other, old epoch $oe, exit $rcp:" \
+		"$(grep -m1 'RESULT\|VERIFY_FAIL' /tmp/pe.out)"
+fi
+
+# A new cgroup that gets pe's memcg id back starts with fresh private
+# state (state_resets).  Ids are handed out lowest first; pe's returns
+# once its swapped pages are gone, so new cgroups are made (and kept,
+# so that each takes the next free id) until one gets it.  Freed swap
+# slots wait in per-CPU caches, holding pe's id, until a swapoff drains
+# them.
+while read -r dev _; do
+	[ "$dev" = Filename ] || { swapoff "$dev" && swapon "$dev"; }
+done < <(cat /proc/swaps)
+rs0=$(aws_stat state_resets) tries=0
+for i in 1 2 3 4 5 6 7 8; do
+	mkdir $CG/pg$i && echo hold >$CG/pg$i/memory.anon_ws_policy
+	in_cg pg$i aws-randw --size 1M --threads 1 --writes 64 >/dev/null 2>&1
+	tries=$i
+	[ "$(aws_stat state_resets)" -gt "$rs0" ] && break
+	sleep 0.2
+done
+diag "state_resets $rs0 -> $(aws_stat state_resets) after $tries new cgroups"
+expect reused_memcg_id_resets_state state_resets "$(aws_stat state_resets)" -gt "$rs0"
+for i in $(seq 1 $tries); do rmdir $CG/pg$i; done
+rmdir $CG/pf
 
 # Unload with settings in place: the files go, and a reload starts clean.
 check rmmod_with_settings rmmod anon_workingset

@@ -16,6 +16,13 @@
 #    swap-ins only, never the SWP_SYNCHRONOUS_IO path that zram takes.
 #  - A large folio leaves no shadow under detect (the seed) but does under
 #    upstream (6.1).
+#  - The swap-in window: swap-ins that sleep between taking their shadow
+#    and judging it (anon_ws_hooks.swapin_delay_us), under switches, an
+#    unload and a load, never judge a shadow of an earlier switch epoch,
+#    and the kernel drops those it catches (anon_ws_hooks.stale_shadows).
+#  - A policy write while rmmod runs is refused with EBUSY.
+#  - Toggling MGLRU sweeps: neither MGLRU nor the module reads the other's
+#    shadows.
 . "$AWS_TOOLS/guest/lib.sh"
 
 SHM=/mnt/aws-shm
@@ -178,6 +185,116 @@ expect thp_swapped_out thp_swpout "$thp_detect" -gt 0
 expect detect_no_large_folio_shadow evictions_noshadow "$ns_detect" -ge $((thp_detect * 512))
 expect upstream_large_folio_shadow evictions_noshadow "$ns_upstream" -eq 0
 expect upstream_thp_swapped_out thp_swpout "$thp_upstream" -gt 0
+rmmod anon_workingset
+
+# 8. The swap-in window.  Four readers keep faulting a swapped-out file
+# back in (each its own quarter, over and over, in a cgroup smaller than
+# the file, so every pass refaults what the last one evicted), each swap-in
+# sleeping DELAY_US between taking its shadow out of the swap cache and
+# judging it, while the policy switches and the module unloads and loads.
+# A switch takes tens of ms here (two grace periods and a sweep), so
+# swap-ins sleep across them: with the generation check removed from the
+# patch, 25 shadows of an earlier epoch reached the module in one run.
+HOOKS=/sys/module/anon_ws_hooks/parameters
+DELAY_US=200000
+stale() { cat $HOOKS/stale_shadows 2>/dev/null || echo -1; }
+insmod "$AWS_MOD" policy=detect
+check swapin_delay_knob test -w $HOOKS/swapin_delay_us
+shm_write win
+echo "$LIMIT" >$CG/win/memory.max
+s0=$(stale)
+echo $DELAY_US >$HOOKS/swapin_delay_us
+rm -f /tmp/win.stop
+pids=()
+for i in 0 1 2 3; do
+	(echo $BASHPID >$CG/win/cgroup.procs &&
+		while [ ! -e /tmp/win.stop ]; do
+			dd if="$SHM/win" of=/dev/null bs=1M skip=$((i * FILE_MB / 4)) \
+				count=$((FILE_MB / 4)) status=none
+		done) &
+	pids+=($!)
+done
+sleep 1
+# A swap-in asleep across a sweep drops its shadow when it wakes, so each
+# count is read a sleep after the sweep it belongs to.
+for p in hold upstream detect stable detect; do
+	set_policy $p
+	sleep 0.5
+done
+s1=$(stale)
+old_epoch=$(aws_stat refaults_old_epoch)
+rmmod anon_workingset
+sleep 0.5
+s2=$(stale)
+insmod "$AWS_MOD" policy=detect
+for p in hold detect; do
+	sleep 0.5
+	set_policy $p
+done
+sleep 0.5
+echo 0 >$HOOKS/swapin_delay_us
+touch /tmp/win.stop
+wait "${pids[@]}"
+s3=$(stale)
+old_epoch=$((old_epoch + $(aws_stat refaults_old_epoch)))
+diag "stale shadows dropped: switches $((s1 - s0)), unload $((s2 - s1)), load and switches $((s3 - s2))"
+expect window_no_old_epoch_refault refaults_old_epoch "$old_epoch" -eq 0
+expect window_switches_caught stale_shadows $((s1 - s0)) -gt 0
+expect window_unload_caught stale_shadows $((s2 - s1)) -gt 0
+shm_drop win
+
+# 9. A policy write while rmmod unloads: refused, never applied without a
+# sweep.  The writes loop in the background under a swapping load.
+shm_write busy
+(cat "$SHM/busy" >/dev/null) &
+rdr=$!
+(
+	ebusy=0
+	while [ -e "$AWS_PARAMS/policy" ]; do
+		for p in hold detect; do
+			err=$( { echo $p >"$AWS_PARAMS/policy"; } 2>&1) ||
+				case $err in *"busy"*) ebusy=$((ebusy + 1)) ;; esac
+		done
+	done
+	echo $ebusy >/tmp/ebusy
+) &
+wr=$!
+sleep 0.5
+rmmod anon_workingset
+wait $wr $rdr
+expect rmmod_policy_write_refused ebusy "$(cat /tmp/ebusy)" -gt 0
+shm_drop busy
+
+# 10. MGLRU toggles sweep.  Shadows written under detect must be gone once
+# MGLRU is on (it would read them as its tokens), and MGLRU's once it is
+# off (the module would read them as stamps).  Nothing evicts between the
+# toggles, so the next policy switch's sweep finds what the toggle left.
+LRU_GEN=/sys/kernel/mm/lru_gen/enabled
+insmod "$AWS_MOD" policy=detect
+echo reset >/proc/anon_workingset
+shm_write tog
+ev=$(aws_stat evictions)
+echo y >$LRU_GEN
+echo n >$LRU_GEN
+set_policy hold
+left=$(aws_stat last_sweep_shadows)
+diag "detect wrote $ev shadows; after MGLRU on and off the sweep found $left"
+expect mglru_toggle_shadows_written evictions "$ev" -gt $((PAGES / 4))
+expect mglru_on_sweeps_module_shadows last_sweep_shadows "$left" -lt $((ev / 10))
+shm_drop tog
+echo y >$LRU_GEN
+out0=$(vmstat pswpout)
+# 6.1's MGLRU may OOM-kill a writer swapping hard in a small cgroup; the
+# shadows it left before are what counts.
+shm_write tog 2>/dev/null
+out=$(($(vmstat pswpout) - out0))
+echo n >$LRU_GEN
+set_policy detect
+left=$(aws_stat last_sweep_shadows)
+diag "MGLRU swapped out $out pages; after MGLRU off the sweep found $left"
+expect mglru_swapped_out pswpout "$out" -gt $((PAGES / 4))
+expect mglru_off_sweeps_mglru_shadows last_sweep_shadows "$left" -lt $((out / 10))
+shm_drop tog
 rmmod anon_workingset
 umount "$SHM"
 ktap_end
