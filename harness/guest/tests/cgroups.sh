@@ -191,8 +191,18 @@ if [ "$(cat $CG/pd/memory.anon_ws_policy)" = "[default] $ALL" ] && [ "$n1" = $((
 else
 	fail deleted_cgroup_setting_dropped "settings $n0 -> $n1, pd reads $(cat $CG/pd/memory.anon_ws_policy)"
 fi
+# A write through a file opened before the cgroup went: refused, and the
+# module stores no setting and switches nothing for the dead cgroup.
+exec 7>$CG/pd/memory.anon_ws_policy
 rmdir $CG/pd
-check write_to_deleted_cgroup_fails bash -c "! echo detect >$CG/pd/memory.anon_ws_policy 2>/dev/null"
+n0=$(aws_stat cgroups_with_settings) sw=$(aws_stat switches)
+if ! { echo detect >&7; } 2>/dev/null && [ "$(aws_stat switches)" = "$sw" ] &&
+	[ "$(aws_stat cgroups_with_settings)" = "$n0" ]; then
+	ok "write_to_deleted_cgroup_fails # refused through an open file; settings $n0, switches $sw"
+else
+	fail write_to_deleted_cgroup_fails "settings $n0 -> $(aws_stat cgroups_with_settings), switches $sw -> $(aws_stat switches)"
+fi
+exec 7>&-
 
 # Each policy ages clocks of its own: a load in pa (detect) moves detect's
 # clock of the root lruvec (aged up through the ancestors) and not hold's;

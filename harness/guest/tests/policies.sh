@@ -16,7 +16,9 @@
 #    detect swaps in less than protect;
 #  - the worked example admits half the long refaults detect refuses, and
 #    hold keeps referenced active pages (keep_active) where the policies
-#    that decline the hook keep none.
+#    that decline the hook keep none;
+#  - on a loop larger than memory, hold and stable admit a quiet subset of
+#    the refaults detect refuses, chosen by the page's identity.
 . "$AWS_TOOLS/guest/lib.sh"
 
 # "Alike" tolerances, in pages: twice the range (max - min) of 40 runs of
@@ -222,5 +224,42 @@ read -r hr ha hk < <(example_run hold)
 diag "hold: refaults $hr activations $ha active_kept $hk"
 expect hold_keeps_referenced_active active_kept "$hk" -gt 0
 expect declined_keep_active_keeps_none active_kept "$((dk + ek))" -eq 0
+
+# hold and stable beyond detect: a loop half as large again as its cgroup,
+# read FAR_LOOPS times.  aws-loop only reads, so a page keeps its swap slot
+# from pass to pass: the identity both policies hash to pick the stable
+# part of a reuse longer than memory.  Every distance is about the loop,
+# beyond active anon, so detect admits few; hold and stable admit a
+# subset on top (with the id 0 they admit none of it, and a policy
+# replaced by detect adds nothing).  Their admissions are quiet: hold's
+# all of them, stable's those of its subset, and a quiet activation is
+# left out of memory.stat's workingset_activate_anon.
+# Measured (make test's policies guest): detect 0 activations of 49,208
+# refaults, hold 9,712 of 32,523 (all quiet), stable 14,777 of 49,151
+# (1,173 quiet); a tenth of the smaller gain is far from both.
+FAR_LOOPS=4
+FAR_MARGIN=970
+far_run() { # far_run POLICY -> "refaults activations quiet memcg_activate"
+	local cg=/sys/fs/cgroup/far
+	set_policy "$1"
+	echo reset >/proc/anon_workingset
+	mkdir -p $cg && echo 32M >$cg/memory.max
+	(echo $BASHPID >$cg/cgroup.procs && exec aws-loop --size 48M --loops $FAR_LOOPS) \
+		>/tmp/far.out 2>&1
+	echo "$(aws_stat refaults) $(aws_stat activations) $(aws_stat quiet_activations)" \
+		"$(cg_stat far workingset_activate_anon)"
+	rmdir $cg
+}
+read -r fdr fda fdq fdm < <(far_run detect)
+read -r fhr fha fhq fhm < <(far_run hold)
+read -r fsr fsa fsq fsm < <(far_run stable)
+diag "loop 48M in 32M x$FAR_LOOPS: detect refaults $fdr activations $fda quiet $fdq memcg $fdm;" \
+	"hold $fhr $fha $fhq $fhm; stable $fsr $fsa $fsq $fsm"
+expect hold_admits_beyond_detect activations "$fha" -gt $((fda + FAR_MARGIN))
+expect hold_admissions_quiet memcg_activate "$fhm" -eq 0
+expect hold_counts_quiet quiet_activations "$fhq" -eq "$fha"
+expect stable_admits_beyond_detect activations "$fsa" -gt $((fda + FAR_MARGIN))
+expect stable_subset_quiet quiet_activations "$fsq" -gt 0
+expect stable_loud_ones_in_memcg memcg_activate "$fsm" -eq $((fsa - fsq))
 rmmod anon_workingset
 ktap_end

@@ -94,7 +94,13 @@ PAIRS=()
 for a in "${POLICIES[@]}"; do
 	for b in "${POLICIES[@]}"; do [ "$a" = "$b" ] || PAIRS+=("$a $b"); done
 done
+# A pair counts as walked when the module itself reports the change: the
+# parameter read back (bash's read, no fork) shows b right after showing a.
+declare -A WALKED
+running() { local l; read -r l <"$AWS_PARAMS/policy"; l=${l#*[}; RUNNING=${l%%]*}; }
 bad=0 cur=detect flips=0 k=0 in0=$(vmstat pswpin) t0=$SECONDS
+running
+seen=$RUNNING
 while [ $flips -lt "$FLIPS" ]; do
 	read -r a b <<<"${PAIRS[$((k % ${#PAIRS[@]}))]}"
 	k=$((k + 1))
@@ -102,13 +108,17 @@ while [ $flips -lt "$FLIPS" ]; do
 		if [ "$t" = "$cur" ] || [ $flips -ge "$FLIPS" ]; then continue; fi
 		set_policy "$t" || bad=$((bad + 1))
 		cur=$t flips=$((flips + 1))
+		running
+		[ "$RUNNING" = "$seen" ] || WALKED["$seen $RUNNING"]=1
+		seen=$RUNNING
 		if [ $((flips % 10)) = 0 ]; then
 			echo $((RANDOM % 4 + 1)) >"$AWS_PARAMS/ratio" || bad=$((bad + 1))
 		fi
 	done
 done
-walked=$((k < ${#PAIRS[@]} ? k : ${#PAIRS[@]}))
-diag "ordered pairs walked: $walked of ${#PAIRS[@]}"
+walked=0
+for p in "${PAIRS[@]}"; do [ -z "${WALKED[$p]:-}" ] || walked=$((walked + 1)); done
+diag "ordered pairs the module switched through: $walked of ${#PAIRS[@]}"
 if [ "$FLIPS" -ge $((2 * ${#PAIRS[@]})) ]; then
 	expect every_ordered_pair_walked pairs "$walked" -eq "${#PAIRS[@]}"
 else
