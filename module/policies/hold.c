@@ -106,15 +106,17 @@
  * sensitivity sweep (userspace/sim/sweep.sh hold, docs/hold.md) shows
  * every cell from 1 to 15.
  *
- * The counts decay: out, back and far are halved each time the ticks
- * (evictions) cover one memory (resident anon), so the policy judges
- * displacement by what happened over the last memory or two of
- * evictions.  The private state is six words per lruvec, updated
- * without a lock: a lost update only blurs a fraction.
+ * The counts are in pages (a THP is evicted whole and read back page by
+ * page) and decay: once the ticks (evicted pages) pass one memory
+ * (resident anon at the last refault), ticks, out, back and far are
+ * halved, so the policy judges displacement by what happened over the
+ * last memory or two of evictions.  The private state is six words per
+ * lruvec, updated without a lock: a lost update only blurs a fraction.
  *
- * Everything else is detect's: inactive-first placement, shadows on a
- * private anon clock, file refaults compared with active file only,
- * 6.1's PSI choice on swap-in.  Both constants can be overridden at
+ * Beyond the refault rule, keep_active, and ageing its clock only on
+ * evictions and admissions, it is detect: inactive-first placement,
+ * shadows on a private anon clock, file refaults compared with active
+ * file only, 6.1's PSI choice on swap-in.  Both constants can be overridden at
  * compile time (HOLD_RATIO, HOLD_STAY) for the sweep; the module's
  * `ratio` parameter overrides the list balance, not the target the
  * refault rules aim at.

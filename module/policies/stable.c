@@ -107,9 +107,10 @@
  * subset's room for the hash rule, and inactive anon + distance and the
  * whole active list A for detect's rule.  The rate is counted by the
  * policy itself (evict, age and refault see every eviction and
- * activation) and every count is halved each time the ticks cover one
- * memory (resident anon), so the policy forgets what happened more than
- * a memory or so ago.
+ * activation), in pages (a THP is evicted and activated whole but read
+ * back page by page), and every count is halved each time the ticks pass
+ * STABLE_WINDOW memories (resident anon at the last refault), so the
+ * policy forgets what happened more than a memory or so ago.
  *
  * Everything else is detect: inactive-first placement, shadows on a
  * private anon clock aged by evictions and activations, file refaults
