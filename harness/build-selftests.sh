@@ -4,9 +4,12 @@
 # Build the 6.1 tree's own mm selftests that the mm-selftests guest suite
 # runs (harness/guest/tests/mm-selftests.sh, make stress only): the programs
 # of tools/testing/selftests/vm/ in the extracted linux-source-6.1
-# (build/src/), unmodified, with their own Makefile, statically linked (the
-# guest rootfs has no libnuma or libcap) and stripped, into
-# build/selftests/.  The kernel's UAPI headers they include come from the
+# (build/src/), with their own Makefile, statically linked (the guest
+# rootfs has no libnuma or libcap) and stripped, into build/selftests/.
+# They are unmodified but for the fixes in harness/selftests/*.patch (one:
+# ksm_tests -U's own race, which the patch describes), applied to a copy of
+# the source in build/selftests/src/ and rebuilt from there with the
+# Makefile's flags; the tree is never changed.  The kernel's UAPI headers they include come from the
 # same tree (make headers, into build/selftests/khdr/).  make-tools-disk.sh
 # ships build/selftests/bin/ when it is there.
 #
@@ -34,7 +37,8 @@ done
 pkgver=$(kernel_pkg_version)
 [ "$(cat "$AWS_SRC/.aws-pkgver" 2>/dev/null)" = "$pkgver" ] ||
 	die "$AWS_SRC is not linux-source $pkgver (run: make kernel)"
-key=$( { echo "$pkgver ${PROGS[*]}"; cat "$0"; } | sha256sum | cut -c1-16)
+FIXES=("$AWS_TOP"/harness/selftests/*.patch)
+key=$( { echo "$pkgver ${PROGS[*]}"; cat "$0" "${FIXES[@]}"; } | sha256sum | cut -c1-16)
 if [ "$(cat "$OUT/.aws-key" 2>/dev/null)" = "$key" ]; then
 	echo "   selftests: up to date (linux-source $pkgver, key $key)"
 	exit 0
@@ -66,6 +70,22 @@ done
 	tail -n 30 "$AWS_LOGS/selftests.log" >&2
 	die "selftests build failed, see $AWS_LOGS/selftests.log"
 }
+# The fixed programs: each patch names the file it changes (one program's
+# source); the copy is built as the Makefile builds it (CFLAGS, -lnuma for
+# ksm_tests), over the unfixed binary.
+mkdir -p "$OUT/src"
+for f in "${FIXES[@]}"; do
+	file=$(sed -n 's|^+++ b/\(tools/testing/selftests/vm/[^ 	]*\).*|\1|p' "$f")
+	prog=$(basename "$file" .c)
+	[ -f "$AWS_SRC/$file" ] || die "$(basename "$f") changes $file, which is not in the tree"
+	mkdir -p "$OUT/src/$(dirname "$file")"
+	cp "$AWS_SRC/$file" "$OUT/src/$file"
+	patch -d "$OUT/src" -p1 -s <"$f" || die "$(basename "$f") does not apply to $file"
+	gcc -Wall -I "$AWS_SRC" -I "$VM" -isystem "$OUT/khdr/usr/include" -static -s \
+		"$OUT/src/$file" -o "$OUT/bin/$prog" -lnuma >>"$AWS_LOGS/selftests.log" 2>&1 ||
+		die "$prog (with $(basename "$f")) failed to build, see $AWS_LOGS/selftests.log"
+	note "$prog: built with $(basename "$f")"
+done
 for p in "${PROGS[@]}"; do
 	[ -x "$OUT/bin/$p" ] || die "$p was not built, see $AWS_LOGS/selftests.log"
 	# (a here-string: grep -q ending a pipe can fail it under pipefail)
