@@ -11,7 +11,9 @@
 #   evictions + activations + aged aws_age = the root anon clock's advance
 #   aws_switch count and swept             = switches, shadows_swept
 # and each refault's verdict is detect's rule on the figures it carries
-# (activate iff distance <= workingset_size).  The counters are read and
+# (activate iff distance <= workingset_size); the same run under baseline
+# matches what detect leaves at 0 (pages placed active, evictions without
+# a shadow), each at least 1000 pages.  The counters are read and
 # tracing_on is flipped by shell builtins only, and this shell runs in a
 # cgroup under policy stock, which counts and traces nothing: so the
 # thrash run, in its own cgroup under the global detect, is all that the
@@ -178,6 +180,15 @@ fi
 age=$(($(anon_age A) - $(anon_age B)))
 sum=$((${E[evict_shadow]:-0} + ${E[evict_noshadow]:-0} + ${E[refault_activate]:-0} + ${E[age_aged]:-0}))
 expect clock_advance_matches "anon clock +$age, evictions + activations + aged" "$sum" -eq "$age"
+
+# What detect leaves at 0 -- pages placed active, evictions without a
+# shadow -- matched with a floor under baseline (5.8: new anon pages start
+# active, no anon shadow is written).
+set_policy baseline
+record_window thrash || diag "trace-cmd start/extract failed"
+same baseline_placed_active_match placed_active place_active 1000
+same baseline_evictions_noshadow_match evictions_noshadow evict_noshadow 1000
+set_policy detect
 
 # Switches, global and per cgroup: one event each, with what was swept.
 mkdir $CG/trsw
