@@ -273,31 +273,31 @@ shm_drop busy
 # off (the module would read them as stamps).  Nothing evicts between the
 # toggles, so the next policy switch's sweep finds what the toggle left.
 LRU_GEN=/sys/kernel/mm/lru_gen/enabled
-insmod "$AWS_MOD" policy=detect
-echo reset >/proc/anon_workingset
-shm_write tog
-ev=$(aws_stat evictions)
-echo y >$LRU_GEN
-echo n >$LRU_GEN
-set_policy hold
-left=$(aws_stat last_sweep_shadows)
-diag "detect wrote $ev shadows; after MGLRU on and off the sweep found $left"
-expect mglru_toggle_shadows_written evictions "$ev" -gt $((PAGES / 4))
-expect mglru_on_sweeps_module_shadows last_sweep_shadows "$left" -lt $((ev / 10))
-shm_drop tog
-echo y >$LRU_GEN
-out0=$(vmstat pswpout)
-# 6.1's MGLRU may OOM-kill a writer swapping hard in a small cgroup; the
+# toggle_sweeps NAME DURING KEY POLICY: write the file with MGLRU at
+# DURING (y or n), KEY counting the shadows that left (the module's
+# evictions, or pswpout under MGLRU), turn MGLRU off (on first if it was
+# off), switch to POLICY and check what that switch's sweep still found.
+# 6.1's MGLRU may OOM-kill a writer swapping hard in a small cgroup: the
 # shadows it left before are what counts.
-shm_write tog 2>/dev/null
-out=$(($(vmstat pswpout) - out0))
-echo n >$LRU_GEN
-set_policy detect
-left=$(aws_stat last_sweep_shadows)
-diag "MGLRU swapped out $out pages; after MGLRU off the sweep found $left"
-expect mglru_swapped_out pswpout "$out" -gt $((PAGES / 4))
-expect mglru_off_sweeps_mglru_shadows last_sweep_shadows "$left" -lt $((out / 10))
-shm_drop tog
+count() { if [ "$1" = pswpout ]; then vmstat pswpout; else aws_stat "$1"; fi; }
+toggle_sweeps() {
+	local n0 n left
+	echo "$2" >$LRU_GEN
+	n0=$(count "$3")
+	shm_write tog 2>/dev/null
+	n=$(($(count "$3") - n0))
+	[ "$2" = y ] || echo y >$LRU_GEN
+	echo n >$LRU_GEN
+	set_policy "$4"
+	left=$(aws_stat last_sweep_shadows)
+	diag "$1: $n shadows written ($3); the sweep after the toggle found $left"
+	expect "${1}_written" "$3" "$n" -gt $((PAGES / 4))
+	expect "${1}_swept" last_sweep_shadows "$left" -lt $((n / 10))
+	shm_drop tog
+}
+insmod "$AWS_MOD" policy=detect
+toggle_sweeps mglru_on_module_shadows n evictions hold
+toggle_sweeps mglru_off_mglru_tokens y pswpout detect
 rmmod anon_workingset
 umount "$SHM"
 ktap_end
