@@ -31,7 +31,7 @@ compared against the reference policies of --ref that it ran (default
 baseline,protect,nomod: the seed's base, inactive-first placement and stock
 6.1), or against its first policy if it ran none of them.  --best-of nomod,mglru
 adds a table of every other policy's swap-ins against the better of those
-in each cell (issue 13: stock 6.1 and MGLRU), with the same CI.  CI: the exact
+in each cell (hold's goal: stock 6.1 and MGLRU), with the same CI.  CI: the exact
 distribution-free interval for the shift between two policies (Mann-Whitney
 / Hodges-Lehmann, Hollander & Wolfe): the k-th smallest to k-th largest of
 the differences of every pair of runs, k the largest that keeps the level

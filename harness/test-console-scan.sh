@@ -4,12 +4,12 @@
 # Host-side unit test of the console scanner (harness/runner.py scan, through
 # console_scan in harness/lib.sh), as KTAP on stdout: on canned console
 # snippets, each pattern of harness/console-patterns trips the scan on the
-# report it is there for (the ones added for issue 10 trip it alone:
-# without them the scan would miss the report), every pattern has such a
-# snippet, and neither a clean boot nor an OOM kill -- which prints a call
-# trace too -- trips it; one scan reads all of them at once, each snippet
-# judged by the hits that name its file.  make test runs it with the unit
-# tests.
+# report it is there for (the ones added in the first round of trust fixes
+# trip it alone: without them the scan would miss the report), every
+# pattern has such a snippet, and neither a clean boot nor an OOM kill --
+# which prints a call trace too -- trips it; one scan reads all of them at
+# once, each snippet judged by the hits that name its file.  make test runs
+# it with the unit tests.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 mapfile -t PATTERNS < <(console_patterns)

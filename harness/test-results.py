@@ -266,8 +266,9 @@ def check_opt_plan():
 
 
 def check_opt_real(d):
-    # the workloads and aws-sim of this tree, on issue 13's loop cell: OPT
-    # 32768 and LRU 163840 swap-ins, the issue's figures; the same run with
+    # the workloads and aws-sim of this tree, on the loop design cell
+    # (aws-loop --size 160M --loops 4 in 128M): OPT 32768 and LRU 163840
+    # swap-ins, the figures hold's goals were set on; the same run with
     # a guest RESULT that disagrees is refused
     b = os.path.join(O.BUILD, "userspace")
     for x in ("aws-sim", "aws-loop", "aws-zipf"):

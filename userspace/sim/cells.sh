@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The cells of docs/stable.md and docs/hold.md: issue 13's and the
+# The cells of docs/stable.md and docs/hold.md: the design cells and the
 # held-out ones (cells.list), each in two models - the realistic one
 # ("real": --fault-young --refault-deactivate, what x86 and 6.1's
 # prepare_scan_count() do) and the default one ("default": neither) -

@@ -370,8 +370,8 @@ static void measured_opt_lru(const struct trace *t, unsigned long frames,
  * swap-ins of the loops. By hand, 3 pages in 2 frames, 4 loops: after the
  * first pass OPT misses every other access (each miss evicts the page
  * that will be used last, which buys one hit), 12 / 2 = 6 swap-ins; LRU
- * misses all 12. At the issue's size (160 MiB in 128 MiB, 4 loops) the
- * issue's figures: OPT 32,768 and LRU 163,840.
+ * misses all 12. At the loop cell's size (160 MiB in 128 MiB, 4 loops):
+ * OPT 32,768 and LRU 163,840.
  */
 static void t_gen_loop(struct st_ctx *c)
 {

@@ -74,10 +74,10 @@ void gen_params_default(struct gen_params *g)
 	g->hot_mb = 128;
 	g->wave_mb = 128;
 	g->waves = 2;
-	/* issue 13: a 160 MiB region looped 4 times, in 128 MiB */
+	/* design cell: a 160 MiB region looped 4 times, in 128 MiB */
 	g->loop_mb = 160;
 	g->loops = 4;
-	/* issue 13: a 96 MiB hot set, 64 MiB used-once scans, in 128 MiB */
+	/* design cell: a 96 MiB hot set, 64 MiB used-once scans, in 128 MiB */
 	g->scan_hot_mb = 96;
 	g->scan_mb = 64;
 	g->alpha = 0.9;
@@ -149,7 +149,7 @@ static void gen_thrash(struct trace *t, const struct gen_params *g)
 		emit_cursor(t, cold_base, cold, &cursor, chunk);
 	}
 	emit_range(t, hot2_base, hot2);
-	t->mark = t->len;	/* issue 13 counts the swap-ins of the rounds */
+	t->mark = t->len;	/* hold's goals count the rounds' swap-ins */
 	for (i = 0; i < g->rounds; i++) {
 		emit_cursor(t, cold_base, cold, &cursor, slice);
 		emit_range(t, hot2_base, hot2);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * loop.c - aws-loop: a region looped over, larger than memory (issue 13's
- * loop cell).
+ * loop.c - aws-loop: a region looped over, larger than memory (the loop
+ * cell hold was designed on).
  *
  *   1. allocate --size (default 160M) and write every page once, in order
  *      (the first touch),

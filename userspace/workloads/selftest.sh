@@ -301,8 +301,8 @@ zipf_sim_same() {
 
 # The simulator's zipf pattern is aws-zipf's stream (include/aws_zipf.h):
 # for one thread the pages it replays are, byte for byte, those aws-zipf
-# touches (the fill, then each record's chunk), with one-page chunks (issue
-# 13's cells) and with aws-zipf's default 64K chunks.
+# touches (the fill, then each record's chunk), with one-page chunks (the
+# design cells') and with aws-zipf's default 64K chunks.
 case_zipf_trace_matches_sim() {
 	if [ ! -x "$BIN/aws-sim" ]; then
 		diag "$BIN/aws-sim missing (make userspace builds it)"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sqlite.sh - aws-sqlite: a real program, Debian's sqlite3, scanning an
-# in-memory database larger than its cgroup (issue 13's "one real program
-# that users know").
+# in-memory database larger than its cgroup (hold's design goals asked for
+# "one real program that users know").
 #
 #   1. the build: one table of --size bytes in :memory: (4 KiB pages, one
 #      row of ROW_BYTES characters per page, the row's letter repeated, so
