@@ -37,10 +37,11 @@ VARIANT=${VARIANT:-default}
 EXTRA=${AWS_RUN_ARGS:-}
 [ -z "${AWS_RUN_GLOBAL:-}" ] ||
 	echo "note: AWS_RUN_GLOBAL is gone: a guest none of whose cells is selected does not boot" >&2
-MEM=512M CPUS=2
+CPUS=2
 planget() { python3 "$AWS_TOP/harness/plan.py" get "$PLAN" "$1" || exit 1; }
 python3 "$AWS_TOP/harness/plan.py" check "$PLAN" >/dev/null || exit 1
 TIMEOUT=$(planget timeout) SWAP=$(planget swap) GMEM=$(planget global-guest-mem)
+MEM=$(planget guest-mem)
 NAME=experiment
 RUN=$AWS_BUILD/runs/$NAME
 RESULTS=$AWS_BUILD/results

@@ -30,6 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 PLANS = os.path.join(HERE, "plans")
 HEADER = ("about", "reps", "timeout", "swap", "global-guest-mem")
+# header keys a plan may leave out, with their values when it does
+OPTIONAL = {"guest-mem": "512M"}
 CELL_KEYS = ("limit", "policies", "run", "asks")
 SIZE = re.compile(r"^[1-9][0-9]*[MG]$")
 POLICY = re.compile(r"^([a-z0-9]+)(-r[1-9][0-9]*)?$")
@@ -85,7 +87,7 @@ def parse(plan):
             if key == "cell":
                 cell = {"name": value, "where": where}
                 cells.append(cell)
-            elif cell is None and key in HEADER:
+            elif cell is None and (key in HEADER or key in OPTIONAL):
                 header[key] = value
             elif cell is not None and key in CELL_KEYS:
                 if key in cell:
@@ -94,7 +96,9 @@ def parse(plan):
             else:
                 raise PlanError("%s: unknown key '%s' %s" % (
                     where, key, "in a cell (keys: %s)" % " ".join(CELL_KEYS) if cell is not None
-                    else "in the header (keys: %s)" % " ".join(HEADER)))
+                    else "in the header (keys: %s)" % " ".join(HEADER + tuple(OPTIONAL))))
+    for key, value in OPTIONAL.items():
+        header.setdefault(key, value)
     return header, cells
 
 
@@ -108,7 +112,7 @@ def check(plan):
     for key in ("reps", "timeout"):
         if not re.match(r"^[1-9][0-9]*$", header[key]):
             raise PlanError("%s: %s must be a positive integer, not '%s'" % (name, key, header[key]))
-    for key in ("swap", "global-guest-mem"):
+    for key in ("swap", "global-guest-mem", "guest-mem"):
         if not SIZE.match(header[key]):
             raise PlanError("%s: %s must look like 1G or 512M, not '%s'" % (name, key, header[key]))
     if not cells:
@@ -194,7 +198,8 @@ def main(argv):
         elif argv[:1] == ["get"] and len(argv) == 3:
             header, _ = check(argv[1])
             if argv[2] not in header:
-                raise PlanError("no header key '%s' (keys: %s)" % (argv[2], " ".join(HEADER)))
+                raise PlanError("no header key '%s' (keys: %s)"
+                               % (argv[2], " ".join(HEADER + tuple(OPTIONAL))))
             print(header[argv[2]])
         elif argv[:1] == ["select"] and len(argv) >= 4 and argv[2] == "--boot" and \
                 argv[3] in ("main", "global") and (len(argv) == 4 or

@@ -78,13 +78,16 @@ bad = [
     ("missing_reps", GOOD.replace("reps 2\n", ""), r"the header has no 'reps'"),
     ("zero_reps", GOOD.replace("reps 2", "reps 0"), r"reps must be a positive integer"),
     ("second_value", GOOD.replace("asks is", "limit 32M\nasks is"), r"a second 'limit'"),
+    ("bad_guest_mem", GOOD.replace("swap 1G", "swap 1G\nguest-mem 256"),
+     r"guest-mem must look like"),
 ]
 path = os.path.join(TMP, "t.plan")
 with open(path, "w") as f:
     f.write(GOOD)
 try:
-    plan.check(path)
+    header, _ = plan.check(path)
     case("a_good_test_plan_passes", True)
+    case("guest_mem_defaults_to_512M", header["guest-mem"] == "512M", header["guest-mem"])
 except plan.PlanError as e:
     case("a_good_test_plan_passes", False, str(e))
 for name, text, msg in bad:
