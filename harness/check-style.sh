@@ -70,7 +70,7 @@ echo "KTAP version 1"
 echo "1..$((${#PATCHES[@]} + 3))"
 
 log=$AWS_LOGS/checkpatch-sources.log
-srcs=(module/*.[ch] module/policies/*.c include/*.h harness/smoke-module/*.c)
+srcs=(module/*.[ch] module/policies/*.c include/*.h userspace/streams/*.h harness/smoke-module/*.c)
 perl "$CP" --no-tree --strict --show-types -f "${srcs[@]}" >"$log" 2>&1
 result checkpatch_strict_sources "$log" "$(checkpatch_ran "$log" $? ${#srcs[@]})"
 

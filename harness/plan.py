@@ -45,9 +45,10 @@ class PlanError(Exception):
 
 
 def module_policies():
-    """The module's policies: one file each in module/policies/."""
-    d = os.path.join(TOP, "module", "policies")
-    return sorted(f[:-2] for f in os.listdir(d) if f.endswith(".c") and f != "registry.c")
+    """The module's policies: the AWS_POLICY(name) lines of
+    include/aws_policy_list.h, the one list the module is built from."""
+    with open(os.path.join(TOP, "include", "aws_policy_list.h")) as f:
+        return sorted(re.findall(r"^AWS_POLICY\(([a-z0-9_]+)\)", f.read(), re.M))
 
 
 def workloads():

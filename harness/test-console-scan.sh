@@ -46,7 +46,7 @@ add 'general protection fault' 1 '[   12.000990] general protection fault, proba
 add 'KASAN' 0 '[   71.000100] ==================================================================
 [   71.000200] BUG: KASAN: use-after-free in aws_evict+0x4c/0x130 [anon_workingset]
 [   71.000300] Read of size 8 at addr ffff888004c1a2c8 by task kswapd0/41'
-add 'UBSAN' 1 '[   71.000200] UBSAN: shift-out-of-bounds in include/anon_ws_policy.h:90:22'
+add 'UBSAN' 1 '[   71.000200] UBSAN: shift-out-of-bounds in include/aws_core.h:90:22'
 add 'kmemleak: [0-9]+ new suspected' 1 '[  611.310000] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'
 add 'int3: [0-9a-f]+ \[#[0-9]+\]' 1 '[   30.500000] int3: 0000 [#1] SMP NOPTI
 [   30.500100] RIP: 0010:numa_stat_write+0x1/0x40'

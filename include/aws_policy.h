@@ -72,7 +72,7 @@
 #ifndef _AWS_POLICY_H
 #define _AWS_POLICY_H
 
-#include "anon_ws_policy.h"
+#include "aws_core.h"
 
 enum aws_decision {
 	AWS_NO,
@@ -142,18 +142,32 @@ struct aws_policy {
 };
 
 /*
- * The registry: aws_policy_list.h declares every policy and
- * module/policies/registry.c lists them in the order the `policy`
- * parameter shows them.
+ * The registry.  aws_policy_list.h, expanded here, declares every policy,
+ * aws_policy_<name> (defined in module/policies/<name>.c); the same
+ * declaration ends with the array aws_policies[], which
+ * module/policies/registry.c fills from the list in the order the
+ * `policy` parameter shows them.  One declaration with a declarator per
+ * policy, so that AWS_POLICY() needs no semicolon of its own.
  */
-#define AWS_POLICY_DECLARE(name) \
-	extern const struct aws_policy aws_policy_##name
+#define AWS_POLICY(name) aws_policy_##name,
+extern const struct aws_policy
 #include "aws_policy_list.h"
-extern const struct aws_policy *const aws_policies[];
+	*const aws_policies[];
+#undef AWS_POLICY
 extern const unsigned int aws_nr_policies;
 extern const struct aws_policy *const aws_policy_default;
 
 /* Helpers for policy files. */
+
+/*
+ * Decisions several policies take, for their tables (defined once, in
+ * module/policies/registry.c): always yes, always no, and the seed's file
+ * rule, a file refault compared with the active file list alone.
+ */
+enum aws_decision aws_yes(const struct aws_folio *f, void *state);
+enum aws_decision aws_no(const struct aws_folio *f, void *state);
+unsigned long aws_file_workingset_active(const struct aws_lru_sizes *s,
+					 unsigned long stock_size);
 
 /* a + b, saturating at ~0UL (sizes summed from racy counters). */
 static inline unsigned long aws_sat_add(unsigned long a, unsigned long b)

@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * aws_policy_list.h - the policies this build knows, one declaration each
+ * aws_policy_list.h - the policies this build knows, one line each
  *
- * AWS_POLICY_DECLARE(name) declares the struct aws_policy aws_policy_<name>
- * that module/policies/<name>.c defines; module/policies/registry.c lists
- * the same names in the order the `policy` parameter shows them.  Those
- * two are the only lists of policy names in the project: tests, plans and
- * the analysis read the names back from the module (the `policy`
- * parameter) or from the simulator (aws-sim --list).  A new policy is one
- * file in module/policies/, one line here and one in the registry.
+ * AWS_POLICY(name) stands for the struct aws_policy aws_policy_<name> that
+ * module/policies/<name>.c defines, in the order the `policy` parameter
+ * shows them.  The includer defines AWS_POLICY() first (an X-macro, hence
+ * no include guard): include/aws_policy.h expands the list into the
+ * declarations, module/policies/registry.c into the registry array.  It is
+ * the only list of policy names in the project: the tests and the
+ * analysis read the names back from the module (the `policy` parameter)
+ * or from the simulator (aws-sim --list), and harness/plan.py checks the
+ * names in a plan against the files of module/policies/.  A new policy is
+ * one file in module/policies/, one line here, and a row of the decisions
+ * it should take in userspace/tests/test_policy.c (the unit tests refuse
+ * a policy without one).
  */
-AWS_POLICY_DECLARE(stock);
-AWS_POLICY_DECLARE(baseline);
-AWS_POLICY_DECLARE(protect);
-AWS_POLICY_DECLARE(detect);
-AWS_POLICY_DECLARE(upstream);
-AWS_POLICY_DECLARE(example);
-AWS_POLICY_DECLARE(stable);
-AWS_POLICY_DECLARE(hold);
+AWS_POLICY(stock)
+AWS_POLICY(baseline)
+AWS_POLICY(protect)
+AWS_POLICY(detect)
+AWS_POLICY(upstream)
+AWS_POLICY(example)
+AWS_POLICY(stable)
+AWS_POLICY(hold)

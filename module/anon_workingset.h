@@ -32,7 +32,7 @@ struct aws_run {
 };
 
 /*
- * The tag in a module shadow's top bits (include/anon_ws_policy.h): the
+ * The tag in a module shadow's top bits (include/aws_core.h): the
  * index + 1 of the policy that stamped it (0: not ours, stock's) and the
  * switch epoch it was stamped in (1..15, one step per switch).
  */

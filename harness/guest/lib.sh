@@ -99,8 +99,8 @@ mod_unload() { ! lsmod | grep -q '^anon_workingset ' || rmmod anon_workingset; }
 set_policy() { echo "$1" >"$AWS_PARAMS/policy"; }
 # The parameter lists every policy, the running one in brackets.
 get_policy() { sed -n 's/.*\[\([a-z0-9_]*\)\].*/\1/p' "$AWS_PARAMS/policy"; }
-# aws_policies: every policy the module offers, in the registry's order
-# (module/policies/registry.c): the only list there is.  Loads the module
+# aws_policies: every policy the module offers, in the order of the one
+# list there is (include/aws_policy_list.h), read back from the module.  Loads the module
 # for a moment if it is not loaded.
 aws_policies() {
 	if lsmod | grep -q '^anon_workingset '; then

@@ -14,17 +14,6 @@
  */
 #include "aws_policy.h"
 
-static enum aws_decision baseline_yes(const struct aws_folio *f, void *state)
-{
-	return AWS_YES;
-}
-
-static enum aws_decision baseline_evict(const struct aws_folio *f,
-					void *state)
-{
-	return AWS_NO;		/* no anon shadows; the clock still ages */
-}
-
 static enum aws_decision baseline_first_reference(const struct aws_folio *f,
 						  void *state)
 {
@@ -35,9 +24,9 @@ const struct aws_policy aws_policy_baseline = {
 	.name = "baseline",
 	.description = "Linux 5.8: active-first anon, no anon shadows",
 	.clock = AWS_CLOCK_SHARED,
-	.new_anon = baseline_yes,
-	.swapin = baseline_yes,
-	.swapin_mapped = baseline_yes,
-	.evict = baseline_evict,
+	.new_anon = aws_yes,
+	.swapin = aws_yes,
+	.swapin_mapped = aws_yes,
+	.evict = aws_no,		/* no anon shadows; the clock still ages */
 	.first_reference = baseline_first_reference,
 };

@@ -16,16 +16,6 @@
  */
 #include "aws_policy.h"
 
-static enum aws_decision detect_no(const struct aws_folio *f, void *state)
-{
-	return AWS_NO;
-}
-
-static enum aws_decision detect_yes(const struct aws_folio *f, void *state)
-{
-	return AWS_YES;
-}
-
 static enum aws_decision detect_evict(const struct aws_folio *f, void *state)
 {
 	return f->nr_pages == 1 ? AWS_YES : AWS_NO;
@@ -37,20 +27,14 @@ static enum aws_decision detect_refault(struct aws_refault *r, void *state)
 	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
 }
 
-static unsigned long detect_file_workingset(const struct aws_lru_sizes *s,
-					    unsigned long stock_size)
-{
-	return s->active_file;
-}
-
 const struct aws_policy aws_policy_detect = {
 	.name = "detect",
 	.description = "seed 1-7: inactive-first, anon shadows on an anon clock",
 	.clock = AWS_CLOCK_ANON,
-	.new_anon = detect_no,		/* start inactive */
-	.swapin = detect_yes,		/* PG_workingset for PSI */
+	.new_anon = aws_no,		/* start inactive */
+	.swapin = aws_yes,		/* PG_workingset for PSI */
 	.evict = detect_evict,
 	.refault = detect_refault,
-	.age = detect_yes,		/* activations age the anon clock */
-	.file_workingset = detect_file_workingset,
+	.age = aws_yes,			/* activations age the anon clock */
+	.file_workingset = aws_file_workingset_active,
 };

@@ -25,16 +25,6 @@ struct example_state {
 	unsigned long long_refaults;
 };
 
-static enum aws_decision example_no(const struct aws_folio *f, void *state)
-{
-	return AWS_NO;
-}
-
-static enum aws_decision example_yes(const struct aws_folio *f, void *state)
-{
-	return AWS_YES;
-}
-
 static enum aws_decision example_evict(const struct aws_folio *f,
 				       void *state)
 {
@@ -52,22 +42,16 @@ static enum aws_decision example_refault(struct aws_refault *r, void *state)
 	return s->long_refaults++ % 2 ? AWS_YES : AWS_NO;
 }
 
-/* Anon events leave the shared clock alone, so file refaults see only file. */
-static unsigned long example_file_workingset(const struct aws_lru_sizes *s,
-					     unsigned long stock_size)
-{
-	return s->active_file;
-}
-
 const struct aws_policy aws_policy_example = {
 	.name = "example",
 	.description = "worked example: detect, plus every other refault beyond the workingset",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct example_state),
-	.new_anon = example_no,
-	.swapin = example_yes,
+	.new_anon = aws_no,
+	.swapin = aws_yes,
 	.evict = example_evict,
 	.refault = example_refault,
-	.age = example_yes,
-	.file_workingset = example_file_workingset,
+	.age = aws_yes,
+	/* anon events leave the shared clock: file refaults see only file */
+	.file_workingset = aws_file_workingset_active,
 };

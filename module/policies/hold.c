@@ -160,16 +160,6 @@ static void hold_tick(struct hold_state *s, bool workingset, unsigned long nr)
 	}
 }
 
-static enum aws_decision hold_no(const struct aws_folio *f, void *state)
-{
-	return AWS_NO;
-}
-
-static enum aws_decision hold_yes(const struct aws_folio *f, void *state)
-{
-	return AWS_YES;
-}
-
 static enum aws_decision hold_evict(const struct aws_folio *f, void *state)
 {
 	if (state)
@@ -243,22 +233,16 @@ static unsigned long hold_inactive_ratio(unsigned long stock_ratio,
 	return ratio;
 }
 
-static unsigned long hold_file_workingset(const struct aws_lru_sizes *s,
-					  unsigned long stock_size)
-{
-	return s->active_file;
-}
-
 const struct aws_policy aws_policy_hold = {
 	.name = "hold",
 	.description = "keep a stable resident set, displace only what stays away",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct hold_state),
-	.new_anon = hold_no,		/* start inactive */
+	.new_anon = aws_no,		/* start inactive */
 	.evict = hold_evict,		/* every folio; counts displaced ones */
 	.refault = hold_refault,	/* displacement, stable subset */
-	.age = hold_no,			/* only evictions and admissions tick */
-	.keep_active = hold_yes,	/* a referenced active page stays */
+	.age = aws_no,			/* only evictions and admissions tick */
+	.keep_active = aws_yes,		/* a referenced active page stays */
 	.inactive_ratio = hold_inactive_ratio,
-	.file_workingset = hold_file_workingset,
+	.file_workingset = aws_file_workingset_active,
 };

@@ -12,30 +12,13 @@
  */
 #include "aws_policy.h"
 
-static enum aws_decision protect_no(const struct aws_folio *f, void *state)
-{
-	return AWS_NO;
-}
-
-static enum aws_decision protect_swapin(const struct aws_folio *f,
-					void *state)
-{
-	return AWS_YES;
-}
-
-static unsigned long protect_file_workingset(const struct aws_lru_sizes *s,
-					     unsigned long stock_size)
-{
-	return s->active_file;
-}
-
 const struct aws_policy aws_policy_protect = {
 	.name = "protect",
 	.description = "seed 1-2: inactive-first anon, no anon shadows",
 	.clock = AWS_CLOCK_NONE,
-	.new_anon = protect_no,		/* start inactive */
-	.swapin = protect_swapin,
-	.evict = protect_no,		/* leave no shadow */
-	.age = protect_no,		/* activations age no clock */
-	.file_workingset = protect_file_workingset,
+	.new_anon = aws_no,		/* start inactive */
+	.swapin = aws_yes,		/* PG_workingset for PSI */
+	.evict = aws_no,		/* leave no shadow */
+	.age = aws_no,			/* activations age no clock */
+	.file_workingset = aws_file_workingset_active,
 };

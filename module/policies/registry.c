@@ -1,22 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * registry - every policy, in the order the `policy` parameter lists
- * them, and the one the module runs when loaded without policy=.  Each is
- * declared in include/aws_policy_list.h and defined in its own file here.
+ * registry - every policy, in the order the `policy` parameter lists them
+ * (include/aws_policy_list.h; each is defined in its own file here), the
+ * one the module runs when loaded without policy=, and the decisions
+ * several policies share (include/aws_policy.h).
  */
 #include "aws_policy.h"
 
 const struct aws_policy *const aws_policies[] = {
-	&aws_policy_stock,
-	&aws_policy_baseline,
-	&aws_policy_protect,
-	&aws_policy_detect,
-	&aws_policy_upstream,
-	&aws_policy_example,
-	&aws_policy_stable,
-	&aws_policy_hold,
+#define AWS_POLICY(name) (&aws_policy_##name),
+#include "aws_policy_list.h"
+#undef AWS_POLICY
 };
 
 const unsigned int aws_nr_policies = AWS_ARRAY_SIZE(aws_policies);
 
 const struct aws_policy *const aws_policy_default = &aws_policy_detect;
+
+enum aws_decision aws_yes(const struct aws_folio *f, void *state)
+{
+	return AWS_YES;
+}
+
+enum aws_decision aws_no(const struct aws_folio *f, void *state)
+{
+	return AWS_NO;
+}
+
+unsigned long aws_file_workingset_active(const struct aws_lru_sizes *s,
+					 unsigned long stock_size)
+{
+	return s->active_file;
+}

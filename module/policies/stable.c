@@ -167,11 +167,6 @@ static void stable_tick(struct stable_state *s, unsigned long nr, bool act,
 	s->need = n;
 }
 
-static enum aws_decision stable_no(const struct aws_folio *f, void *state)
-{
-	return AWS_NO;
-}
-
 static enum aws_decision stable_evict(const struct aws_folio *f, void *state)
 {
 	if (state)
@@ -264,20 +259,14 @@ static enum aws_decision stable_refault(struct aws_refault *r, void *state)
 	return AWS_YES;
 }
 
-static unsigned long stable_file_workingset(const struct aws_lru_sizes *s,
-					    unsigned long stock_size)
-{
-	return s->active_file;
-}
-
 const struct aws_policy aws_policy_stable = {
 	.name = "stable",
 	.description = "detect, plus a hash-chosen stable subset of refaults longer than memory",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct stable_state),
-	.new_anon = stable_no,		/* start inactive */
+	.new_anon = aws_no,		/* start inactive */
 	.evict = stable_evict,		/* every folio, ticks the rate */
 	.refault = stable_refault,	/* detect's rule or the subset */
 	.age = stable_age,		/* activations age the anon clock */
-	.file_workingset = stable_file_workingset,
+	.file_workingset = aws_file_workingset_active,
 };

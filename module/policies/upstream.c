@@ -14,17 +14,6 @@
  */
 #include "aws_policy.h"
 
-static enum aws_decision upstream_no(const struct aws_folio *f, void *state)
-{
-	return AWS_NO;
-}
-
-static enum aws_decision upstream_evict(const struct aws_folio *f,
-					void *state)
-{
-	return AWS_YES;
-}
-
 static enum aws_decision upstream_refault(struct aws_refault *r, void *state)
 {
 	const struct aws_lru_sizes *s = &r->sizes;
@@ -39,7 +28,7 @@ const struct aws_policy aws_policy_upstream = {
 	.name = "upstream",
 	.description = "Linux 6.1's algorithm run by the module",
 	.clock = AWS_CLOCK_SHARED,
-	.new_anon = upstream_no,	/* start inactive */
-	.evict = upstream_evict,
+	.new_anon = aws_no,		/* start inactive */
+	.evict = aws_yes,		/* every folio, large ones too */
 	.refault = upstream_refault,
 };

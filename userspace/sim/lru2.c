@@ -6,7 +6,7 @@
  * include/aws_policy.h): each decision is asked of the policy's callback
  * with the semantics of module/aws_hooks.c; shadows are packed/unpacked
  * with the stock layout and refault distances computed by
- * include/anon_ws_policy.h.
+ * include/aws_core.h.
  *
  * A decision the policy declines (NULL callback) gets what stock 6.1
  * does, which is what policies/upstream.c re-implements: new anon folios

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include <linux/types.h>
-#include "anon_ws_policy.h"
+#include "aws_core.h"
 #include "aws_policy.h"
 
 #define SIM_PAGE_SIZE		4096UL
@@ -55,12 +55,12 @@ struct gen_params {
 	unsigned int loops;
 	/* scanhot: hot set re-referenced between used-once scans */
 	double scan_hot_mb, scan_mb;
-	/* zipf: aws-zipf's stream (include/aws_zipf.h) */
+	/* zipf: aws-zipf's stream (userspace/streams/aws_zipf.h) */
 	double alpha;
 	uint64_t zipf_pages;	/* region size in pages */
 	uint64_t zipf_chunk;	/* pages per chunk (record) */
 	unsigned int zipf_threads; /* streams, interleaved round-robin */
-	/* randw: aws-randw's writes (include/aws_randw.h) */
+	/* randw: aws-randw's writes (userspace/streams/aws_randw.h) */
 	uint64_t randw_pages;	/* region size in pages */
 	unsigned int randw_threads; /* writers, interleaved round-robin */
 	uint64_t accesses;	/* zipf: page accesses after the fill; randw: writes */

@@ -241,13 +241,13 @@ static void gen_scanhot(struct trace *t, const struct gen_params *g)
 }
 
 /*
- * aws-zipf's stream (include/aws_zipf.h): the fill, pages 0..n-1 once each,
- * then the records, each `zipf_chunk` pages of a chunk drawn from
- * zipf(alpha) over the chunks of `zipf_pages`, `accesses` page accesses in
- * all. One thread is exactly "aws-zipf --threads 1"; N threads draw from
- * the N workers' streams and take turns one record each (round-robin),
- * an approximation of the guest, where the scheduler interleaves them.
- * The measured phase is the records.
+ * aws-zipf's stream (userspace/streams/aws_zipf.h): the fill, pages 0..n-1
+ * once each, then the records, each `zipf_chunk` pages of a chunk drawn
+ * from zipf(alpha) over the chunks of `zipf_pages`, `accesses` page
+ * accesses in all. One thread is exactly "aws-zipf --threads 1"; N threads
+ * draw from the N workers' streams and take turns one record each
+ * (round-robin), an approximation of the guest, where the scheduler
+ * interleaves them. The measured phase is the records.
  */
 static int gen_zipf(struct trace *t, const struct gen_params *g)
 {
@@ -295,15 +295,15 @@ static int gen_zipf(struct trace *t, const struct gen_params *g)
 }
 
 /*
- * aws-randw's stream (include/aws_randw.h): `accesses` page writes in all
- * over a region of `randw_pages` pages, each of `randw_threads` threads
- * writing its own pages, taken round-robin one write each (one thread is
- * exactly "aws-randw --threads 1"; more approximate the guest, where the
- * scheduler interleaves them), then aws-randw's verification pass: every
- * page written, in page order (a page never written reads the shared
- * zero page and takes no frame, so it is not an access here).  No fill
- * and no mark: the guest's pswpin covers the whole run, and so does the
- * measured figure.
+ * aws-randw's stream (userspace/streams/aws_randw.h): `accesses` page
+ * writes in all over a region of `randw_pages` pages, each of
+ * `randw_threads` threads writing its own pages, taken round-robin one
+ * write each (one thread is exactly "aws-randw --threads 1"; more
+ * approximate the guest, where the scheduler interleaves them), then
+ * aws-randw's verification pass: every page written, in page order (a
+ * page never written reads the shared zero page and takes no frame, so
+ * it is not an access here).  No fill and no mark: the guest's pswpin
+ * covers the whole run, and so does the measured figure.
  */
 static int gen_randw(struct trace *t, const struct gen_params *g)
 {

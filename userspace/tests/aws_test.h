@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Minimal KTAP test harness for the userspace build of anon_ws_policy.h.
+ * Minimal KTAP test harness for the userspace unit tests (aws_core.h,
+ * aws_policy.h and the policies).
  *
  * Each test case is a function taking a struct aws_tc; CHECK() records a
  * failure with file/line and keeps going, so one run shows every broken

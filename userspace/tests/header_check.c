@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Compiled, not run: include/anon_ws_policy.h and include/aws_policy.h
+ * Compiled, not run: include/aws_core.h and include/aws_policy.h
  * must stand alone, compile freestanding with kernel-like warnings (also
  * for a 32-bit target), and instantiate every function without pulling in
  * a single external symbol (the Makefile links this object with the

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aws-policy-test: runs every unit test case of include/anon_ws_policy.h
- * and reports in KTAP (Documentation/dev-tools/ktap.rst). Exit status is
- * non-zero if any case failed.
+ * aws-policy-test: runs every unit test case of include/aws_core.h,
+ * include/aws_policy.h and the policies of module/policies/, and reports
+ * in KTAP (Documentation/dev-tools/ktap.rst). Exit status is non-zero if
+ * any case failed.
  *
  * Usage: aws-policy-test [substring]   - run only cases whose name matches
  */

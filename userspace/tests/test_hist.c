@@ -5,7 +5,7 @@
  * arithmetic where nothing can overflow.
  */
 #include <linux/types.h>
-#include "anon_ws_policy.h"
+#include "aws_core.h"
 #include "tests.h"
 
 #ifndef __SIZEOF_INT128__

@@ -5,7 +5,7 @@
 #include <limits.h>
 
 #include <linux/types.h>
-#include "anon_ws_policy.h"
+#include "aws_core.h"
 #include "aws_test.h"
 #include "tests.h"
 

@@ -299,8 +299,8 @@ zipf_sim_same() {
 	fi
 }
 
-# The simulator's zipf pattern is aws-zipf's stream (include/aws_zipf.h):
-# for one thread the pages it replays are, byte for byte, those aws-zipf
+# The simulator's zipf pattern is aws-zipf's stream
+# (userspace/streams/aws_zipf.h): for one thread the pages it replays are, byte for byte, those aws-zipf
 # touches (the fill, then each record's chunk), with one-page chunks (the
 # design cells') and with aws-zipf's default 64K chunks.
 case_zipf_trace_matches_sim() {

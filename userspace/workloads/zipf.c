@@ -13,8 +13,8 @@
  * worker has its own splitmix64 PRNG derived from --seed, so the sequence
  * of chunks each worker picks is reproducible.
  *
- * The tables and the streams are include/aws_zipf.h, which the simulator's
- * zipf pattern uses too: with --threads 1, "aws-sim --pattern zipf" replays
+ * The tables and the streams are userspace/streams/aws_zipf.h, which the
+ * simulator's zipf pattern uses too: with --threads 1, "aws-sim --pattern zipf" replays
  * exactly the pages this program touches (docs/trace-format.md gives the
  * equivalent command lines), and --save-trace FILE (common.c) writes them
  * in the simulator's binary trace format so that a test can compare the

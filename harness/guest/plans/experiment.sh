@@ -25,8 +25,8 @@
 # pages from outside the LRU; its defaults, but for the free-memory
 # watermarks, which would keep it off while a memcg limit, not the node,
 # is under pressure), damonfast (the same with its thresholds scaled to
-# runs of seconds: damon_tune), and every policy the module offers (its
-# registry, module/policies/registry.c); a suffix -rN sets the module's
+# runs of seconds: damon_tune), and every policy the module offers (the
+# list in include/aws_policy_list.h); a suffix -rN sets the module's
 # anon inactive ratio to N (default auto).
 # Repetitions are interleaved (rep 1 of every policy, then rep 2, ...) so a
 # drift in the guest cannot masquerade as a policy difference.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-in for <linux/types.h>, just enough for
- * include/anon_ws_policy.h (in the spirit of tools/include/linux/types.h):
+ * include/aws_core.h (in the spirit of tools/include/linux/types.h):
  * the fixed-width kernel types, bool/true/false and size_t.
  */
 #ifndef _AWS_SHIM_LINUX_TYPES_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * anon_ws_policy.h - kernel-independent policy core of anon_workingset
+ * aws_core.h - kernel-independent policy core of anon_workingset
  *
  * This header is compiled unchanged into the anon_workingset module and
  * into the userspace unit tests and trace simulator, and the policies
@@ -83,13 +83,14 @@
  *
  *		Policies
  *
- * Each policy stands for one real kernel, on both LRU types, and is one
- * file in module/policies/ written against include/aws_policy.h: stock
- * (6.1 as shipped), baseline (5.8), protect (the seed's patches 1-2),
- * detect (the whole seed series), upstream (6.1's algorithm run by the
- * module). Which events age which clock and what a refault distance is
- * compared with decide the file LRU's behaviour as much as the anon one's,
- * so each file says both.
+ * Each policy is one file in module/policies/ written against
+ * include/aws_policy.h. Five stand for a real kernel, on both LRU types:
+ * stock (6.1 as shipped), baseline (5.8), protect (the seed's patches
+ * 1-2), detect (the whole seed series), upstream (6.1's algorithm run by
+ * the module); example, stable and hold are the project's own. Which
+ * events age which clock and what a refault distance is compared with
+ * decide the file LRU's behaviour as much as the anon one's, so each file
+ * says both.
  *
  * PG_workingset on swap-in (4.20 to the seed) marks only swap-ins through
  * the swap cache, never the SWP_SYNCHRONOUS_IO (zram) path, as in those
@@ -98,8 +99,8 @@
  * The inactive:active target is a separate knob (aws_inactive_ratio()):
  * the seed made it 1:1 for anon and later restored the sqrt rule.
  */
-#ifndef _ANON_WS_POLICY_H
-#define _ANON_WS_POLICY_H
+#ifndef _AWS_CORE_H
+#define _AWS_CORE_H
 
 #include <linux/types.h>
 
@@ -446,4 +447,4 @@ static inline int aws_hist_bucket_log(unsigned int bucket)
 	return (int)bucket + AWS_HIST_MIN_LOG;
 }
 
-#endif /* _ANON_WS_POLICY_H */
+#endif /* _AWS_CORE_H */

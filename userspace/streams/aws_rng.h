@@ -4,8 +4,8 @@
  *
  * The workloads (userspace/workloads/) draw their random choices from it,
  * and the simulator (userspace/sim/) draws the same numbers from it when it
- * replays a workload's access sequence (include/aws_zipf.h), so both must
- * use this one definition.  Header only; userspace (it uses the compiler's
+ * replays a workload's access sequence (aws_zipf.h, aws_randw.h beside
+ * it), so both must use this one definition.  Header only; userspace (it uses the compiler's
  * __uint128_t), not meant for the kernel.
  */
 #ifndef _AWS_RNG_H
