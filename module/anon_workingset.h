@@ -3,8 +3,9 @@
  * anon_workingset.h - what the parts of anon_workingset.ko share
  *
  * The module is split by concern: aws_main.c loads and unloads it and owns
- * the global state and policy switches, aws_params.c validates and applies
- * the policy and ratio parameters, aws_cgroup.c the same per memory cgroup,
+ * the policies' private state, aws_switch.c the global policy and ratio
+ * and the policy switches, aws_params.c validates and applies the policy
+ * and ratio parameters, aws_cgroup.c the same per memory cgroup,
  * aws_clock.c keeps the private anon non-resident clocks,
  * aws_hooks.c implements the hook table by asking the running policy (one
  * file each in policies/, interface in include/aws_policy.h), and
@@ -41,21 +42,22 @@ struct aws_run {
 #define AWS_TAG_BITS		(AWS_TAG_POLICY_BITS + AWS_TAG_EPOCH_BITS)
 #define AWS_EPOCHS		((1U << AWS_TAG_EPOCH_BITS) - 1)
 
-#define AWS_NO_POLICY	UINT_MAX
 extern struct aws_run *aws_runs;
+extern struct aws_shadow_layout aws_layout;
+void aws_state_claim(struct mem_cgroup *memcg);
+
+/* aws_switch.c */
+#define AWS_NO_POLICY	UINT_MAX
 extern unsigned int aws_global;
 extern unsigned int aws_ratio;
-extern struct aws_shadow_layout aws_layout;
 extern bool aws_live;
 extern bool aws_exiting;
 extern bool aws_sweeping;
 extern unsigned int aws_epoch;
-extern const struct anon_ws_ops aws_ops;
 unsigned int aws_policy_index(const struct aws_policy *p);
 void aws_switch_begin(void);
 unsigned long aws_switch_end(void);
 void aws_switch_global(unsigned int policy);
-void aws_state_claim(struct mem_cgroup *memcg);
 
 /* aws_cgroup.c */
 extern atomic_t aws_cg_entries;	/* cgroups with a setting of their own */
@@ -64,6 +66,9 @@ void aws_cgroup_exit(void);
 void aws_cgroup_clear(void);
 void aws_cgroup_lookup(struct mem_cgroup *memcg, unsigned int *policy,
 		       unsigned int *ratio);
+
+/* aws_hooks.c */
+extern const struct anon_ws_ops aws_ops;
 
 /* aws_clock.c */
 int aws_clock_init(struct aws_run *runs, unsigned int nr);

@@ -47,7 +47,7 @@
  * (aws_state_claim() in aws_main.c).
  *
  * A change of a cgroup's policy is a policy switch like a global one
- * (aws_main.c): every shadow in the swap caches is swept, those of other
+ * (aws_switch.c): every shadow in the swap caches is swept, those of other
  * cgroups too, so that no shadow is ever read under a policy other than
  * the one that stamped it.  The price is one round of refault information
  * for everybody.  A ratio change needs no sweep.

@@ -10,7 +10,7 @@
  * private state, stamping, reading and ageing the clocks, the vmstat
  * events, the counters.  Under the stock policy every hook declines,
  * except that a swap-in during a policy switch drops its shadow (see
- * aws_main.c).
+ * aws_switch.c).
  *
  * Who judges a refault.  Every decision about a folio is its policy's (the
  * policy of the cgroup it is charged to), but a refault is judged by the

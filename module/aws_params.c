@@ -12,7 +12,7 @@
  * unloading the module fails with -EBUSY.
  *
  * A policy switch at run time drops all shadow entries from the swap
- * caches (aws_switch_global() in aws_main.c): policies use different
+ * caches (aws_switch_global() in aws_switch.c): policies use different
  * clocks, and a shadow stamped with one clock means nothing under another;
  * dropping them costs one round of refault information.  Writes come with
  * the module's parameter lock held (kernel/params.c takes it), which also

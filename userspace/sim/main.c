@@ -8,22 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sim.h"
-
-/*
- * Replay speed is measured in CPU time of this thread: the simulator is
- * single threaded, and wall time on a shared machine mostly measures the
- * neighbours.
- */
-double sim_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void usage(FILE *f)
 {
