@@ -52,7 +52,10 @@ command -v ccache >/dev/null || die "ccache missing (run: make deps)"
 
 pkgver=$(kernel_pkg_version)
 SERIES=()
-[ "$VARIANT" = unpatched ] || mapfile -t SERIES < <(patch_series)
+if [ "$VARIANT" != unpatched ]; then
+	list=$(patch_series) || die "the patch series is not in order (patches/series)"
+	mapfile -t SERIES <<<"$list"
+fi
 series_key=$( { echo "$pkgver"; for p in "${SERIES[@]}"; do basename "$p"; cat "$p"; done; } |
 	sha256sum | cut -c1-16)
 

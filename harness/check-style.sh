@@ -65,7 +65,8 @@ checkpatch_ran() {
 }
 
 cd "$AWS_TOP" || exit 1
-mapfile -t PATCHES < <(ls patches/*.patch 2>/dev/null)
+list=$(patch_series) || die "the patch series is not in order (patches/series)"
+mapfile -t PATCHES < <(echo "$list" | sed "s|^$AWS_TOP/||")
 echo "KTAP version 1"
 echo "1..$((${#PATCHES[@]} + 3))"
 

@@ -70,13 +70,21 @@ kernel_pkg_version() {
 		die "linux-source-6.1 is not installed (run: make deps)"
 }
 
-# The patch series, in order: patches/series if present, else patches/*.patch.
+# The patch series, in order: the files patches/series names (the cover
+# letter, 0000-cover-letter.patch, is not one of them).  Fails if the list
+# is missing, names a file that is not there, or leaves a patch out.
 patch_series() {
-	if [ -f "$AWS_TOP/patches/series" ]; then
-		grep -v '^\s*\(#\|$\)' "$AWS_TOP/patches/series" | sed "s|^|$AWS_TOP/patches/|"
-	else
-		ls "$AWS_TOP"/patches/*.patch 2>/dev/null || true
-	fi
+	local list=$AWS_TOP/patches/series p
+	[ -f "$list" ] || { echo "error: $list missing" >&2; return 1; }
+	while read -r p; do
+		[ -f "$AWS_TOP/patches/$p" ] || { echo "error: patches/series names $p, which is not in patches/" >&2; return 1; }
+		echo "$AWS_TOP/patches/$p"
+	done < <(grep -v '^\s*\(#\|$\)' "$list")
+	for p in "$AWS_TOP"/patches/*.patch; do
+		case $p in */0000-cover-letter.patch) continue ;; esac
+		grep -qxF "$(basename "$p")" "$list" ||
+			{ echo "error: $(basename "$p") is in patches/ but not in patches/series" >&2; return 1; }
+	done
 }
 
 # Kernel problems (and guest script errors) on a guest console: the
