@@ -62,6 +62,7 @@ module: kernel
 userspace:
 	@$(MAKE) -s --no-print-directory -C userspace/workloads O=$(abspath $(B))/userspace
 	@$(MAKE) -s --no-print-directory -C userspace/sim O=$(abspath $(B))/userspace
+	@$(MAKE) -s --no-print-directory -C userspace/probes O=$(abspath $(B))/userspace
 
 tools: module userspace
 	@bash harness/make-tools-disk.sh $(VARIANT)

@@ -23,6 +23,8 @@
 #  - A policy write while rmmod runs is refused with EBUSY.
 #  - Toggling MGLRU sweeps: neither MGLRU nor the module reads the other's
 #    shadows.
+#  - keep_active is never asked about an active folio whose rmap lock
+#    reclaim could not take: contention is not a reference.
 . "$AWS_TOOLS/guest/lib.sh"
 
 SHM=/mnt/aws-shm
@@ -69,10 +71,13 @@ dropped=$(dmesg | sed -n 's/.*anon_workingset: policy detect.*, \([0-9]*\) stock
 	tail -n 1)
 # A page still in the swap cache (written out, not yet freed) holds a
 # slot but no shadow, so the shadows are fewer than the slots by however
-# much writeback was in flight: measured 82-99 % of them.  Half is far
-# from both that and from the sweep that misses a device (0 dropped);
-# the readback below is the exact check.
-expect load_sweep_drops_stock_shadows dropped "${dropped:-0}" -ge $((sw / 2))
+# much writeback was in flight: 89.5-99.8 % of them in 40 load and unload
+# sweeps in make test's 256M guest (20 of each, one boot), 82 % once
+# under host load.  Three quarters is below all of them and far from the
+# sweep that misses a device (0 dropped); the readback below is the exact
+# check.
+SWEPT_PCT=75
+expect load_sweep_drops_stock_shadows dropped "${dropped:-0}" -ge $((sw * SWEPT_PCT / 100))
 read -r ref in < <(shm_readback load)
 expect load_no_refault_of_stock_shadow refaults "$ref" -eq 0
 expect load_readback_swapped_in pswpin "$in" -gt $((PAGES / 4))
@@ -117,7 +122,7 @@ shm_write unload
 sw=$(swapped unload)
 rmmod anon_workingset
 dropped=$(dmesg | sed -n 's/.*anon_workingset: unloaded, \([0-9]*\) shadows dropped.*/\1/p' | tail -n 1)
-expect unload_sweep_drops_shadows dropped "${dropped:-0}" -ge $((sw / 2))	# as at load
+expect unload_sweep_drops_shadows dropped "${dropped:-0}" -ge $((sw * SWEPT_PCT / 100))	# as at load
 read -r ref in < <(shm_readback unload)
 expect unload_no_old_clock refaults "$ref" -eq 0
 shm_drop unload
@@ -298,6 +303,40 @@ toggle_sweeps() {
 insmod "$AWS_MOD" policy=detect
 toggle_sweeps mglru_on_module_shadows n evictions hold
 toggle_sweeps mglru_off_mglru_tokens y pswpout detect
+rmmod anon_workingset
+
+# keep_active is asked only about folios that reclaim found referenced,
+# never about one whose rmap lock it could not take (folio_referenced()
+# returns -1 then).  A 32M region starts on the active list (baseline
+# places new anon memory active), its accessed bits are cleared and it is
+# left idle, in a cgroup that runs hold, which keeps every referenced
+# active folio it is asked about; aws-rmap-busy splits and merges the
+# region's mapping meanwhile, which takes its anon_vma lock for writing,
+# and memory.reclaim deactivates the region.  Reclaim counts the folios
+# whose lock it found taken (anon_ws_hooks.rmap_contended); hold may keep
+# only the pages the helper itself touches (its stack and data).
+# Measured in make test's 256M guest, 11 runs: 7,369-8,096 contended,
+# 36-107 kept.  With keep_active asked on contention (the patch's
+# "referenced > 0" removed) every contended folio is kept, so kept >=
+# contended; half of what was contended is far from both, and the floor
+# of 1,000 contended keeps that half above every legitimate kept count.
+insmod "$AWS_MOD" policy=baseline
+mkdir -p $CG/busy
+coproc BUSY { echo $BASHPID >$CG/busy/cgroup.procs && exec aws-rmap-busy 32 20; }
+read -r -t 60 ready <&"${BUSY[0]}"
+echo 1 >/proc/$BUSY_PID/clear_refs
+echo hold >$CG/busy/memory.anon_ws_policy
+active=$(cg_stat busy active_anon)
+c0=$(cat $HOOKS/rmap_contended) k0=$(aws_stat active_kept)
+for i in $(seq 8); do echo 4M >$CG/busy/memory.reclaim 2>/dev/null; done
+contended=$(($(cat $HOOKS/rmap_contended) - c0)) kept=$(($(aws_stat active_kept) - k0))
+kill $BUSY_PID 2>/dev/null
+wait $BUSY_PID 2>/dev/null
+diag "busy rmap: ${ready:-no READY}, active_anon $active, rmap_contended $contended, active_kept $kept"
+expect rmap_busy_region_active active_anon "$active" -gt $((24 << 20))
+expect rmap_contention_seen rmap_contended "$contended" -gt 1000
+expect rmap_contended_not_kept active_kept "$kept" -lt $((contended / 2))
+rmdir $CG/busy
 rmmod anon_workingset
 umount "$SHM"
 ktap_end
