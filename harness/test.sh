@@ -23,8 +23,8 @@
 # style checks are skipped when nothing they read has changed since they
 # last passed.
 # AWS_SUITES="a b" runs just those suites in one guest instead (AWS_ENV=
-# "AWS_X=1,AWS_Y=2" passes settings to them; their counts still come from
-# the manifest).  VARIANT=debug: the runner allows the debug kernel its
+# "AWS_X=1,AWS_Y=2" passes settings to them, AWS_MEM=256M sizes the guest,
+# 512M by default; their counts still come from the manifest).  VARIANT=debug: the runner allows the debug kernel its
 # longer time.
 #
 # Every guest boots through harness/runner.py, which judges it and writes its
@@ -184,7 +184,7 @@ unit_tests &
 unit_pid=$!
 if [ -n "${AWS_SUITES:-}" ]; then
 	stage "guest: $AWS_SUITES"
-	guest test 512M 1800 "" "${AWS_ENV:-}"
+	guest test "${AWS_MEM:-512M}" 1800 "" "${AWS_ENV:-}"
 	reap test
 	stage_done
 else
