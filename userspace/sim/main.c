@@ -19,6 +19,11 @@ static void usage(FILE *f)
 "  --pattern thrash|protect|zipf|randw|loop|scanhot  built-in generator\n"
 "                     (default thrash; docs/trace-format.md)\n"
 "  --trace FILE                  text or binary trace (docs/trace-format.md)\n"
+"  --distribution N              instances 0..N-1 of the workload\n"
+"                     distribution (dist.c: eight families drawn relative\n"
+"                     to --frames); needs --csv, one row per instance and\n"
+"                     policy\n"
+"  --dist-seed S      the distribution's rng seed (default 1)\n"
 "generator knobs:\n"
 "  --scale S          multiply every size, frames included (default 1)\n"
 "  --rounds N         repetitions of the measured phase (default 20)\n"
@@ -179,11 +184,90 @@ static void print_hist(const struct run *r)
 	}
 }
 
+/* Replay @t under every run; 0, or 1 if an engine failed. */
+static int run_all(const struct trace *t, struct lru2_params *lp,
+		   struct run *runs, int nruns)
+{
+	int i, ret;
+
+	for (i = 0; i < nruns; i++) {
+		struct run *r = &runs[i];
+
+		memset(&r->st, 0, sizeof(r->st));
+		if (r->kind == K_LRU2) {
+			lp->policy = r->policy;
+			ret = lru2_run(t, lp, &r->st);
+		} else if (r->kind == K_LRU) {
+			ret = lru_run(t, lp->frames, &r->st);
+		} else {
+			ret = opt_run(t, lp->frames, &r->st, &r->extra_seconds);
+		}
+		if (ret) {
+			fprintf(stderr, "aws-sim: %s failed (out of memory?)\n",
+				r->name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Instances 0..n-1 of the workload distribution under every run: one CSV
+ * row per instance and run, its swap-ins (misses on pages touched
+ * before) beside the trace's size and the drawn parameters.
+ */
+static int run_distribution(unsigned int n, uint64_t seed,
+			    struct lru2_params *lp, struct run *runs,
+			    int nruns, const char *csv)
+{
+	FILE *cf = fopen(csv, "w");
+	struct dist_instance d;
+	double t0 = sim_now();
+	struct trace tr;
+	unsigned int i;
+	int k;
+
+	if (!cf) {
+		perror(csv);
+		return 1;
+	}
+	fprintf(cf, "instance,dist_seed,family,frames,accesses,distinct_pages,policy,swapins,params\n");
+	for (i = 0; i < n; i++) {
+		if (dist_draw(&tr, seed, i, lp->frames, &d)) {
+			fprintf(stderr, "aws-sim: cannot draw instance %u\n", i);
+			fclose(cf);
+			return 1;
+		}
+		if (run_all(&tr, lp, runs, nruns)) {
+			fclose(cf);
+			return 1;
+		}
+		for (k = 0; k < nruns; k++)
+			fprintf(cf, "%u,%llu,%s,%lu,%zu,%u,%s,%llu,\"%s\"\n",
+				i, (unsigned long long)seed,
+				dist_family_name(d.family), lp->frames, tr.len,
+				tr.npages, runs[k].name,
+				(unsigned long long)sim_measured_swapins(&tr, &runs[k].st),
+				d.params);
+		trace_free(&tr);
+		if ((i + 1) % 100 == 0 || i + 1 == n)
+			fprintf(stderr, "aws-sim: %u of %u instances, %.0f s CPU\n",
+				i + 1, n, sim_now() - t0);
+	}
+	if (fclose(cf)) {
+		perror(csv);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "pattern", required_argument, NULL, 'p' },
 		{ "trace", required_argument, NULL, 't' },
+		{ "distribution", required_argument, NULL, 1014 },
+		{ "dist-seed", required_argument, NULL, 1015 },
 		{ "scale", required_argument, NULL, 's' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "warmup", required_argument, NULL, 'w' },
@@ -236,6 +320,8 @@ int main(int argc, char **argv)
 	uint64_t lru2_acc = 0, opt_measured = 0;
 	int nruns, i, c;
 	FILE *cf = NULL;
+	unsigned int dist_n = 0;
+	uint64_t dist_seed = 1;
 
 	gen_params_default(&g);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -278,6 +364,12 @@ int main(int argc, char **argv)
 			break;
 		case 1013:
 			g.randw_threads = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 1014:
+			dist_n = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 1015:
+			dist_seed = strtoull(optarg, NULL, 0);
 			break;
 		case 1001:
 			g.cold_mb = atof(optarg);
@@ -381,6 +473,13 @@ int main(int argc, char **argv)
 	nruns = parse_policies(policies, runs, (int)ARRAY_SIZE(runs));
 	if (nruns <= 0)
 		return 2;
+	if (dist_n) {
+		if (!csv || trace_file || lp.file_pages) {
+			fprintf(stderr, "aws-sim: --distribution needs --csv, and no --trace or --file-mb\n");
+			return 2;
+		}
+		return run_distribution(dist_n, dist_seed, &lp, runs, nruns, csv);
+	}
 
 	t0 = sim_now();
 	if (trace_file ? trace_load(&tr, trace_file) :

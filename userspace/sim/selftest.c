@@ -801,6 +801,78 @@ static void t_opt_lower_bound(struct st_ctx *c)
 	}
 }
 
+/*
+ * The workload distribution: instance i of an rng seed is always the same
+ * trace, another seed gives another one, and the first DIST_FAMILIES
+ * instances are one of each family.
+ */
+static void t_dist_deterministic(struct st_ctx *c)
+{
+	struct dist_instance d1, d2;
+	unsigned int i, seen = 0;
+	struct trace a, b;
+
+	for (i = 0; i < 2 * DIST_FAMILIES; i++) {
+		if (dist_draw(&a, 1, i, 1024, &d1) ||
+		    dist_draw(&b, 1, i, 1024, &d2)) {
+			fail(c, "instance %u: draw failed", i);
+			return;
+		}
+		if (!a.len || !same_trace(&a, &b) || strcmp(d1.params, d2.params))
+			fail(c, "instance %u (%s): two draws differ", i,
+			     dist_family_name(d1.family));
+		seen |= 1U << d1.family;
+		trace_free(&a);
+		trace_free(&b);
+		if (dist_draw(&a, 2, i, 1024, &d2)) {
+			fail(c, "instance %u of rng seed 2: draw failed", i);
+			return;
+		}
+		if (!strcmp(d1.params, d2.params))
+			fail(c, "instance %u: rng seeds 1 and 2 drew the same %s",
+			     i, d1.params);
+		trace_free(&a);
+	}
+	if (seen != (1U << DIST_FAMILIES) - 1)
+		fail(c, "families seen: mask %#x", seen);
+}
+
+/*
+ * A window that slides over memory and fits in it never needs a page
+ * back: LRU and OPT have no swap-in on it.  One that does not fit loses
+ * pages under LRU but never fewer than OPT.
+ */
+static void t_dist_slide(struct st_ctx *c)
+{
+	unsigned int i, fits = 0, over = 0;
+	struct dist_instance d;
+	struct trace t;
+	uint64_t o, l;
+	double w;
+
+	for (i = 2; i < 40 * DIST_FAMILIES; i += DIST_FAMILIES) {
+		if (dist_draw(&t, 1, i, 1024, &d) ||
+		    sscanf(d.params, "window=%lfx", &w) != 1) {
+			fail(c, "slide instance %u: %s", i, d.params);
+			return;
+		}
+		measured_opt_lru(&t, 1024, &o, &l);
+		if (w <= 0.95 && (o || l))
+			fail(c, "instance %u (%s) fits: OPT %llu LRU %llu", i,
+			     d.params, (unsigned long long)o,
+			     (unsigned long long)l);
+		if (o > l)
+			fail(c, "instance %u: OPT %llu above LRU %llu", i,
+			     (unsigned long long)o, (unsigned long long)l);
+		fits += w <= 0.95;
+		over += w > 1.05 && l > 0;
+		trace_free(&t);
+	}
+	if (!fits || !over)
+		fail(c, "%u windows that fit, %u larger ones that swap", fits,
+		     over);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct st_ctx *c);
@@ -820,6 +892,8 @@ static const struct {
 	{ "decisions_reach_model", t_decisions_reach_model },
 	{ "clock_wrap_invariance", t_clock_wrap },
 	{ "keep_active_reaches_model", t_keep_active },
+	{ "dist_deterministic", t_dist_deterministic },
+	{ "dist_slide_window", t_dist_slide },
 };
 
 int sim_selftest(void)

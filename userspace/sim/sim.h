@@ -81,6 +81,21 @@ int trace_from_raw(struct trace *t, const uint64_t *raw, size_t n);
 /* Distinct pages first touched at or after the trace's mark. */
 uint64_t trace_first_touches_after_mark(const struct trace *t);
 
+/* ---- dist.c: a distribution of workloads drawn relative to memory ---- */
+
+#define DIST_FAMILIES		8
+#define DIST_MIX_FAMILIES	6	/* mix draws from the first six */
+
+struct dist_instance {
+	unsigned int family;
+	char params[400];	/* the drawn parameters, "key=value ..." */
+};
+
+const char *dist_family_name(unsigned int family);
+/* Instance @index of @rng_seed for @frames frames; 0, or -1 on failure. */
+int dist_draw(struct trace *t, uint64_t rng_seed, unsigned int index,
+	      unsigned long frames, struct dist_instance *d);
+
 /* ---- lru2.c: the two-list model driven by a policy's decisions ---- */
 
 struct lru2_params {
