@@ -14,12 +14,16 @@
  * --save-trace records every access the page helpers make (common.h says
  * which), so the trace is the program's own sequence of page accesses, not
  * a model of it.
+ *
+ * --describe prints, instead of running, what trace the run has: common.h
+ * gives the JSON line; the programs say what their arguments imply.
  */
 #include "common.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -51,6 +55,14 @@ static unsigned int region_count;
 static FILE *trace_f;		/* --save-trace, open from aws_start() */
 static uint64_t trace_len;
 static uint64_t trace_next_base;	/* aws_region.trace_base of the next region */
+
+/* --describe: the sizes parsed relative to the machine's memory, in order */
+#define AWS_MAX_RELATIVE	8U
+static struct {
+	const char *opt;
+	const char *arg;
+} relative[AWS_MAX_RELATIVE];
+static unsigned int nrelative;
 
 static double t_start;
 static struct aws_vmstat vm_start;
@@ -115,6 +127,10 @@ void aws_common_usage(FILE *f)
 		"  --save-trace FILE  write the run's page accesses to FILE in aws-sim's\n"
 		"                  binary trace format (docs/trace-format.md); one\n"
 		"                  worker thread only, not with --corrupt-test\n"
+		"  --describe      parse and check the arguments, then instead of\n"
+		"                  running print one JSON line on stdout: the run's\n"
+		"                  page trace, \"exact\", \"approx\" (aws-sim's\n"
+		"                  arguments for it) or \"n/a\" (with the reason)\n"
 		"  --help          show this help\n"
 		"\n"
 		"Timed phases (--seconds) end early on SIGUSR1; the run is still\n"
@@ -143,6 +159,9 @@ int aws_common_option(int opt, const char *arg, void (*usage)(FILE *))
 		return 1;
 	case AWS_OPT_SAVE_TRACE:
 		aws.save_trace = arg;
+		return 1;
+	case AWS_OPT_DESCRIBE:
+		aws.describe = 1;
 		return 1;
 	case AWS_OPT_HELP:
 		usage(stdout);
@@ -287,6 +306,12 @@ size_t aws_parse_size(const char *opt, const char *arg, size_t bare_unit,
 				" bytes after rounding down to 4 KiB; need at least %zu)",
 				arg, opt, b,
 				min_bytes ? min_bytes : AWS_PAGE_SIZE);
+	if ((suffix[0] == 'x' || suffix[0] == '%') &&
+	    nrelative < AWS_MAX_RELATIVE) {
+		relative[nrelative].opt = opt;
+		relative[nrelative].arg = arg;
+		nrelative++;
+	}
 	return (size_t)b;
 bad:
 	aws_usage_error("invalid size '%s' for %s: expected <N> (%s), <N>K, <N>M, <N>G, <F>x (F * MemTotal) or <F>%% (of memory limit)",
@@ -406,12 +431,18 @@ static void trace_header(void)
 		aws_fatal("--save-trace: write error");
 }
 
+/* Options that exclude --save-trace: exit 2 (a run does, from aws_start()). */
+static void trace_check_options(void)
+{
+	if (aws.save_trace && aws.corrupt_test)
+		aws_usage_error("--save-trace and --corrupt-test exclude each other");
+}
+
 static void trace_open(void)
 {
 	if (!aws.save_trace)
 		return;
-	if (aws.corrupt_test)
-		aws_usage_error("--save-trace and --corrupt-test exclude each other");
+	trace_check_options();
 	if (trace_next_base)
 		aws_fatal("internal error: --save-trace opened after a region");
 	/* stdio's buffer, not the regions' memory cgroup's anon memory */
@@ -444,6 +475,179 @@ static inline void trace_page(const struct aws_region *r, size_t idx)
 	if (fwrite(rec, 1, sizeof(rec), trace_f) != sizeof(rec))
 		aws_fatal("--save-trace: write error on %s", aws.save_trace);
 	trace_len++;
+}
+
+/* ---- --describe --------------------------------------------------------- */
+
+struct json_buf {
+	char s[4096];
+	size_t len;
+};
+
+static struct json_buf desc_sim, desc_expect;
+
+static void json_printf(struct json_buf *j, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void json_printf(struct json_buf *j, const char *fmt, ...)
+{
+	size_t room = sizeof(j->s) - j->len;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(j->s + j->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room)
+		aws_fatal("internal error: --describe line too long");
+	j->len += n;
+}
+
+/* @str as a JSON string: quoted; '"', '\' and control characters escaped */
+static void json_string(struct json_buf *j, const char *str)
+{
+	const unsigned char *c;
+
+	json_printf(j, "\"");
+	for (c = (const unsigned char *)str; *c; c++) {
+		switch (*c) {
+		case '"':
+		case '\\':
+			json_printf(j, "\\%c", *c);
+			break;
+		case '\b':
+			json_printf(j, "\\b");
+			break;
+		case '\f':
+			json_printf(j, "\\f");
+			break;
+		case '\n':
+			json_printf(j, "\\n");
+			break;
+		case '\r':
+			json_printf(j, "\\r");
+			break;
+		case '\t':
+			json_printf(j, "\\t");
+			break;
+		default:
+			if (*c < 0x20)
+				json_printf(j, "\\u%04x", *c);
+			else
+				json_printf(j, "%c", *c);
+		}
+	}
+	json_printf(j, "\"");
+}
+
+/* Print the line, with "sim" and "expect" only for approx, and exit 0. */
+__attribute__((noreturn))
+static void describe_line(const char *trace, const char *note)
+{
+	int approx = !strcmp(trace, "approx");
+	struct json_buf line = { .len = 0 };
+
+	json_printf(&line, "{\"workload\": ");
+	json_string(&line, aws.name);
+	json_printf(&line, ", \"trace\": ");
+	json_string(&line, trace);
+	json_printf(&line, ", \"note\": ");
+	json_string(&line, note);
+	json_printf(&line, ", \"sim\": [%s], \"expect\": {%s}}\n",
+		    approx ? desc_sim.s : "", approx ? desc_expect.s : "");
+	if (fputs(line.s, stdout) == EOF || fflush(stdout))
+		aws_fatal("--describe: write error on stdout");
+	exit(AWS_EXIT_OK);
+}
+
+/* The position of @arg in argv (argc if it is not there: a default). */
+static int arg_position(int argc, char **argv, const char *arg)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');	/* --opt=ARG */
+
+		if (argv[i] == arg || (eq && eq + 1 == arg))
+			return i;
+	}
+	return argc;
+}
+
+void aws_describe_common(int argc, char **argv, int seconds_given)
+{
+	int pos, first_pos = INT_MAX;
+	unsigned int i, first = 0;
+
+	trace_check_options();
+	if (seconds_given)
+		aws_describe_na("timed (--seconds): the number of accesses depends on the run's speed");
+	for (i = 0; i < nrelative; i++) {
+		pos = arg_position(argc, argv, relative[i].arg);
+		if (pos < first_pos) {
+			first_pos = pos;
+			first = i;
+		}
+	}
+	if (nrelative)
+		aws_describe_na("%s %s%s is relative to the guest's memory",
+				relative[first].opt, relative[first].arg,
+				first_pos < argc ? "" : " (the default)");
+	if (aws.corrupt_test || aws.thp)
+		aws_describe_na("--corrupt-test/--thp runs are not traced");
+}
+
+void aws_describe_na(const char *fmt, ...)
+{
+	char note[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(note))
+		aws_fatal("internal error: --describe note too long");
+	describe_line("n/a", note);
+}
+
+void aws_describe_exact(void)
+{
+	describe_line("exact", "");
+}
+
+void aws_describe_sim(const char *opt, const char *fmt, ...)
+{
+	char val[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(val))
+		aws_fatal("internal error: --describe value too long");
+	json_printf(&desc_sim, "%s", desc_sim.len ? ", " : "");
+	json_string(&desc_sim, opt);
+	json_printf(&desc_sim, ", ");
+	json_string(&desc_sim, val);
+}
+
+void aws_describe_expect(const char *key, uint64_t val)
+{
+	json_printf(&desc_expect, "%s", desc_expect.len ? ", " : "");
+	json_string(&desc_expect, key);
+	json_printf(&desc_expect, ": %" PRIu64, val);
+}
+
+void aws_describe_approx(uint64_t threads, const char *what)
+{
+	char note[256];
+
+	snprintf(note, sizeof(note),
+		 "approximate: %" PRIu64 " threads' %s taken round-robin, one each; the guest's scheduler interleaves them otherwise",
+		 threads, what);
+	describe_line("approx", note);
 }
 
 /* ---- page patterns ------------------------------------------------------ */

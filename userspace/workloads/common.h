@@ -5,7 +5,11 @@
  *
  * Provides:
  *   - option helpers: size / number parsing (exit 2 on garbage), the common
- *     options (--thp, --seed, --corrupt-test, --save-trace, --help),
+ *     options (--thp, --seed, --corrupt-test, --save-trace, --describe,
+ *     --help),
+ *   - --describe: one JSON line saying what page trace the run has (exact,
+ *     approximate with aws-sim's arguments, or none and why), printed
+ *     instead of running,
  *   - anonymous regions (mmap + MADV_NOHUGEPAGE unless --thp) with a
  *     per-page generation array,
  *   - page stamping / verification (aws_page_write / aws_page_check),
@@ -44,6 +48,7 @@ enum {
 	AWS_OPT_SEED,
 	AWS_OPT_CORRUPT_TEST,
 	AWS_OPT_SAVE_TRACE,
+	AWS_OPT_DESCRIBE,
 	AWS_OPT_HELP,
 	AWS_OPT_PROGRAM_BASE = 0x2000,	/* first code free for programs */
 };
@@ -53,6 +58,7 @@ enum {
 	{ "seed",         required_argument, NULL, AWS_OPT_SEED },	\
 	{ "corrupt-test", no_argument,       NULL, AWS_OPT_CORRUPT_TEST }, \
 	{ "save-trace",   required_argument, NULL, AWS_OPT_SAVE_TRACE },	\
+	{ "describe",     no_argument,       NULL, AWS_OPT_DESCRIBE },	\
 	{ "help",         no_argument,       NULL, AWS_OPT_HELP }
 
 /* Global run state; filled by aws_init() and the common options. */
@@ -63,6 +69,7 @@ struct aws_state {
 	int corrupt_test;	/* --corrupt-test: self-test of the verifier */
 	uint64_t seed;		/* --seed, default 1 */
 	const char *save_trace;	/* --save-trace FILE, or NULL */
+	int describe;		/* --describe: print the trace's description */
 };
 extern struct aws_state aws;
 
@@ -105,7 +112,9 @@ void aws_fatal(const char *fmt, ...);
  *   <F>%   F/100 * memory limit (AWS_MEM_LIMIT_MB MiB if set, else MemTotal)
  * N and F are non-negative decimals ("12", "0.5"). The result is rounded
  * down to a multiple of 4 KiB and must be at least @min_bytes.
- * Garbage exits 2 with a message naming @opt.
+ * Garbage exits 2 with a message naming @opt. An <F>x or <F>% size is
+ * recorded (@opt and @arg, which must outlive the call: an argv string or
+ * a literal default) for aws_describe_common().
  */
 size_t aws_parse_size(const char *opt, const char *arg, size_t bare_unit,
 		      size_t min_bytes);
@@ -120,6 +129,63 @@ double aws_parse_double(const char *opt, const char *arg, double min_excl,
 
 /* MemTotal in bytes (exits 1 if /proc/meminfo is unreadable). */
 uint64_t aws_mem_total(void);
+
+/* ---- --describe --------------------------------------------------------- */
+
+/*
+ * --describe: once every argument is parsed and checked exactly as for a
+ * run (a bad one exits 2 first), a program with aws.describe set prints one
+ * JSON line on stdout and exits 0, having allocated nothing:
+ *
+ *   {"workload": "<name>", "trace": "exact" | "approx" | "n/a",
+ *    "note": "<why: empty for exact>", "sim": [<aws-sim arguments>],
+ *    "expect": {<RESULT key>: <integer the trace implies>, ...}}
+ *
+ * "exact": the run's pages depend on its arguments and --seed alone, and
+ * the run itself with --save-trace writes them.  "approx": aws-sim's
+ * generator with the "sim" arguments gives a trace like the run's (the
+ * threads' streams taken round-robin); "expect" holds the RESULT keys the
+ * run must report for that trace to be its own.  "n/a": no fixed trace.
+ * "sim" and "expect" are always present, empty but for "approx".  These
+ * are the decisions of plan() (trace_recipe()) in harness/experiment/opt.py,
+ * taken from the program's own parsed values.
+ *
+ * A program calls aws_describe_common(), then its own n/a cases
+ * (aws_describe_na()), then aws_describe_exact() or, after its
+ * aws_describe_sim() and aws_describe_expect() calls,
+ * aws_describe_approx().
+ */
+
+/*
+ * The n/a cases common to all programs, in this order: @seconds_given (an
+ * explicit --seconds: timed), a size relative to the machine's memory (the
+ * one given first on the command line; a relative default counts too),
+ * --corrupt-test or --thp.  Returns if none holds.  Exits 2, as a run
+ * would, on --save-trace with --corrupt-test.
+ */
+void aws_describe_common(int argc, char **argv, int seconds_given);
+
+/* Print the "n/a" line with the note @fmt and exit 0. */
+__attribute__((noreturn, format(printf, 1, 2)))
+void aws_describe_na(const char *fmt, ...);
+
+/* Print the "exact" line and exit 0. */
+__attribute__((noreturn))
+void aws_describe_exact(void);
+
+/* Append aws-sim's option @opt and its value (@fmt) to "sim". */
+__attribute__((format(printf, 2, 3)))
+void aws_describe_sim(const char *opt, const char *fmt, ...);
+
+/* Append @key: @val to "expect". */
+void aws_describe_expect(const char *key, uint64_t val);
+
+/*
+ * Print the "approx" line (@threads threads' @what, e.g. "records", taken
+ * round-robin) and exit 0.
+ */
+__attribute__((noreturn))
+void aws_describe_approx(uint64_t threads, const char *what);
 
 /* ---- regions and page verification -------------------------------------- */
 

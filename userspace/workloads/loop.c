@@ -25,7 +25,9 @@
  * loop_majfaults here (ru_majflt over the passes only) and to
  * loop_pswpin (the system's pswpin over the passes: pages read from swap,
  * readahead included, even those never faulted on); the RESULT line's
- * pswpin covers the whole run.  See docs/trace-format.md.
+ * pswpin covers the whole run.  See docs/trace-format.md.  --describe
+ * (common.h) says the trace is exact (but for a size relative to the
+ * machine's memory, --thp and --corrupt-test).
  */
 #include "common.h"
 
@@ -100,6 +102,10 @@ int main(int argc, char **argv)
 	}
 	aws_no_operands(argc, argv, optind);
 	bytes = aws_parse_size("--size", size_arg, AWS_MiB, AWS_PAGE_SIZE);
+	if (aws.describe) {
+		aws_describe_common(argc, argv, 0);
+		aws_describe_exact();
+	}
 
 	fprintf(stderr, "aws-loop: size=%zuMiB pages=%zu loops=%" PRIu64
 		" write=%d\n", bytes / AWS_MiB, bytes / AWS_PAGE_SIZE, loops,

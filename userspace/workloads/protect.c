@@ -16,7 +16,9 @@
  *
  * The sequence of pages touched depends on the options alone (not on
  * --seed, which only changes the pattern written): --save-trace (common.c)
- * writes it, and harness/opt.py replays it for Belady's OPT.
+ * writes it, and harness/experiment/opt.py replays it for Belady's OPT;
+ * --describe (common.h) says it is exact (but for a size relative to the
+ * machine's memory, as the defaults are, --thp and --corrupt-test).
  */
 #include "common.h"
 
@@ -104,6 +106,10 @@ int main(int argc, char **argv)
 	hot_bytes = aws_parse_size("--hot", hot_arg, AWS_MiB, AWS_PAGE_SIZE);
 	wave_bytes = aws_parse_size("--wave", wave_arg, AWS_MiB,
 				    AWS_PAGE_SIZE);
+	if (aws.describe) {
+		aws_describe_common(argc, argv, 0);
+		aws_describe_exact();
+	}
 
 	fprintf(stderr,
 		"aws-protect: hot=%zuMiB wave=%zuMiB waves=%" PRIu64

@@ -13,7 +13,11 @@
  *
  * The pages a worker writes are aws_randw.h's stream, which the
  * simulator's randw pattern replays: with --threads 1 and --writes,
- * exactly (docs/trace-format.md).
+ * exactly (docs/trace-format.md).  --describe (common.h) says so, and with
+ * more threads gives that command line with the threads' streams taken
+ * round-robin (approximate: the scheduler interleaves them otherwise); a
+ * timed run, or one without --threads (the CPUs online), has no fixed
+ * trace.
  */
 #include "common.h"
 
@@ -30,6 +34,8 @@ enum {
 	OPT_WRITES,
 	OPT_VERIFY_WRITES,
 };
+
+#define DEF_SECONDS	10	/* write phase without --seconds or --writes */
 
 struct worker {
 	unsigned int id;
@@ -50,7 +56,7 @@ static void usage(FILE *f)
 		"\n"
 		"  --size SIZE       region size (default 120%%)\n"
 		"  --threads N       writer threads (default: online CPUs)\n"
-		"  --seconds T       write phase duration, decimals allowed (default 10;\n"
+		"  --seconds T       write phase duration, decimals allowed (default %d;\n"
 		"                    if only --writes is given there is no time limit)\n"
 		"  --writes N        writes per thread (default: until --seconds)\n"
 		"  --verify-writes   verify each page's previous generation before\n"
@@ -59,7 +65,7 @@ static void usage(FILE *f)
 		"RESULT keys: writes writes_per_sec threads pages pages_written\n"
 		"             write_seconds write_majfaults + common keys\n"
 		"             (write_majfaults: ru_majflt over the writes, all threads)\n"
-		"\n");
+		"\n", DEF_SECONDS);
 	aws_common_usage(f);
 }
 
@@ -87,6 +93,37 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
+/*
+ * --describe: the trace of one thread is exact; that of N threads is
+ * aws-sim's randw pattern, the N streams taken round-robin, one write each.
+ */
+static void describe(int argc, char **argv, int seconds_given,
+		     uint64_t max_writes, int threads_given, uint64_t threads,
+		     size_t size)
+{
+	uint64_t writes;
+
+	aws_describe_common(argc, argv, seconds_given);
+	if (!max_writes)
+		aws_describe_na("no --writes: timed (%d s by default)",
+				DEF_SECONDS);
+	if (!threads_given)
+		aws_describe_na("no --threads: it defaults to the CPUs online, the guest's are not the host's");
+	if (threads == 1)
+		aws_describe_exact();
+	if (__builtin_mul_overflow(max_writes, threads, &writes))
+		aws_describe_na("more than 2^64 accesses");
+	aws_describe_sim("--seed", "%" PRIu64, aws.seed);
+	aws_describe_sim("--pattern", "randw");
+	aws_describe_sim("--randw-pages", "%zu", size / AWS_PAGE_SIZE);
+	aws_describe_sim("--randw-threads", "%" PRIu64, threads);
+	aws_describe_sim("--accesses", "%" PRIu64, writes);
+	aws_describe_expect("writes", writes);
+	aws_describe_expect("pages", size / AWS_PAGE_SIZE);
+	aws_describe_expect("threads", threads);
+	aws_describe_approx(threads, "writes");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -102,9 +139,9 @@ int main(int argc, char **argv)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t threads = ncpu > 0 ? (uint64_t)ncpu : 1;
 	uint64_t max_writes = 0, writes = 0, written = 0;
-	double seconds = 10, write_seconds;
+	double seconds = DEF_SECONDS, write_seconds;
 	long write_majfaults;
-	int seconds_given = 0, verify_writes = 0, opt;
+	int seconds_given = 0, threads_given = 0, verify_writes = 0, opt;
 	struct aws_region *region;
 	struct worker *workers;
 	atomic_int stop = 0;
@@ -120,6 +157,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_THREADS:
 			threads = aws_parse_u64("--threads", optarg, 1, 1024);
+			threads_given = 1;
 			break;
 		case OPT_SECONDS:
 			seconds = aws_parse_double("--seconds", optarg, 0, 1e7);
@@ -144,6 +182,9 @@ int main(int argc, char **argv)
 	if (max_writes && !seconds_given)
 		seconds = 0;	/* no time limit */
 	aws_trace_single_thread(threads);
+	if (aws.describe)
+		describe(argc, argv, seconds_given, max_writes, threads_given,
+			 threads, size);
 
 	fprintf(stderr,
 		"aws-randw: size=%zuMiB threads=%" PRIu64 " seconds=%.3f writes=%" PRIu64

@@ -21,7 +21,9 @@
 # it also checks each workload's --save-trace: that aws-sim (in the same
 # directory) replays exactly the pages aws-zipf, aws-randw and aws-loop
 # touch, and that aws-thrash's and aws-protect's traces are the access
-# sequences their sources describe, page for page.
+# sequences their sources describe, page for page, and each workload's
+# --describe line (the kind of trace a command has, and for a
+# multi-threaded one aws-sim's arguments) for commands of every kind.
 
 BIN=${1:-}
 SET=${2:-all}
@@ -542,6 +544,181 @@ case_size_bad_limit_env() {
 	done
 }
 
+# ---- --describe ---------------------------------------------------------
+#
+# The expected lines are those of plan() (renamed trace_recipe()) in
+# harness/experiment/opt.py for the same command (rep = the command's
+# --seed, 1 by default), hard-coded here: its kind as "trace", its note,
+# sim and expect ([] and {} when it has none), in json.dumps()'s layout.
+# A command where the program's own parse and plan() part says so (plan()
+# does not know the defaults or the --opt=ARG form).
+
+# describe_is <expected line> <workload> args...: aws-<workload> args
+# --describe exits 0 with exactly that line on stdout, nothing on stderr.
+describe_is() {
+	want=$1
+	shift
+	run "$@" --describe
+	if [ "$rc" -ne 0 ] || [ -s "$ERR" ] ||
+	    [ "$(cat "$OUT")" != "$want" ] || [ "$(wc -l <"$OUT")" -ne 1 ]; then
+		diag "aws-$*: exit status $rc, stdout and stderr below; expected on stdout:"
+		diag "$want"
+		return 1
+	fi
+}
+
+# na <workload> <note>, exact <workload>: the line of an n/a or exact trace
+na() {
+	printf '{"workload": "%s", "trace": "n/a", "note": "%s", "sim": [], "expect": {}}\n' "$1" "$2"
+}
+
+exact() {
+	printf '{"workload": "%s", "trace": "exact", "note": "", "sim": [], "expect": {}}\n' "$1"
+}
+
+# approx <workload> <threads> <records|writes> <sim arguments> -- <key value>...
+approx() {
+	aw=$1 an=$2 awhat=$3
+	shift 3
+	asim='' sep=''
+	while [ "$1" != -- ]; do
+		asim="$asim$sep\"$1\""
+		sep=", "
+		shift
+	done
+	shift
+	aexp='' sep=''
+	while [ $# -gt 0 ]; do
+		aexp="$aexp$sep\"$1\": $2"
+		sep=", "
+		shift 2
+	done
+	printf '{"workload": "%s", "trace": "approx", "note": "approximate: %s threads'"'"' %s taken round-robin, one each; the guest'"'"'s scheduler interleaves them otherwise", "sim": [%s], "expect": {%s}}\n' \
+		"$aw" "$an" "$awhat" "$asim" "$aexp"
+}
+
+TIMED="timed (--seconds): the number of accesses depends on the run's speed"
+UNTRACED="--corrupt-test/--thp runs are not traced"
+RELATIVE="is relative to the guest's memory"
+
+case_describe_zipf() {
+	describe_is "$(approx zipf 8 records --seed 1 --pattern zipf --zipf-pages 8192 \
+		--zipf-chunk 16 --zipf-threads 8 --alpha 0.9 --accesses 96000 -- \
+		records 6000 chunks 512 chunk_bytes 65536 threads 8)" \
+		zipf --size 32M --threads 8 --records 750 --alpha 0.9 || return 1
+	# alpha as given (plan() passes the text on), the default "1.0"; a
+	# size that is not a multiple of the chunk (aws-sim rounds it down)
+	describe_is "$(approx zipf 8 records --seed 42 --pattern zipf --zipf-pages 32768 \
+		--zipf-chunk 16 --zipf-threads 8 --alpha 00.50 --accesses 160000 -- \
+		records 10000 chunks 2048 chunk_bytes 65536 threads 8)" \
+		zipf --size 128M --threads 8 --alpha 00.50 --records 1250 --seed 42 || return 1
+	describe_is "$(approx zipf 3 records --seed 7 --pattern zipf --zipf-pages 1024 \
+		--zipf-chunk 3 --zipf-threads 3 --alpha 1.0 --accesses 90 -- \
+		records 30 chunks 341 chunk_bytes 12288 threads 3)" \
+		zipf --size 4M --chunk 12K --threads 3 --records 10 --seed 7 || return 1
+	describe_is "$(exact zipf)" zipf --size 32M --records 100 || return 1
+	describe_is "$(exact zipf)" zipf --size 32M --threads 1 --alpha 1.3 --records 6000 || return 1
+	describe_is "$(na zipf "no --records: timed (10 s by default)")" \
+		zipf --size 32M --threads 2 || return 1
+	describe_is "$(na zipf "$TIMED")" zipf --size 32M --threads 2 --records 100 --seconds 5 || return 1
+	describe_is "$(na zipf "--size 50% $RELATIVE")" zipf --size 50% --chunk 4K --records 5 || return 1
+	# the first relative size on the command line, not in parse order
+	describe_is "$(na zipf "--size 50% $RELATIVE")" zipf --size 50% --chunk 1% --records 5 || return 1
+	describe_is "$(na zipf "$UNTRACED")" zipf --size 4M --records 5 --thp || return 1
+	describe_is "$(na zipf "$UNTRACED")" zipf --size 4M --thp || return 1
+	describe_is "$(na zipf "$TIMED")" zipf --size 50% --seconds 1 --thp || return 1
+	# plan() reads neither of these: --opt=ARG ("no --records") and the
+	# default size, 100% (exact)
+	describe_is "$(approx zipf 2 records --seed 1 --pattern zipf --zipf-pages 8192 \
+		--zipf-chunk 16 --zipf-threads 2 --alpha 0.5 --accesses 160 -- \
+		records 10 chunks 512 chunk_bytes 65536 threads 2)" \
+		zipf --size=32M --threads=2 --records=5 --alpha=0.5 || return 1
+	describe_is "$(na zipf "--size 100% (the default) $RELATIVE")" zipf --records 5
+}
+
+case_describe_randw() {
+	describe_is "$(approx randw 2 writes --seed 1 --pattern randw --randw-pages 16384 \
+		--randw-threads 2 --accesses 2000 -- writes 2000 pages 16384 threads 2)" \
+		randw --size 64M --threads 2 --writes 1000 || return 1
+	describe_is "$(approx randw 2 writes --seed 3 --pattern randw --randw-pages 8192 \
+		--randw-threads 2 --accesses 28000 -- writes 28000 pages 8192 threads 2)" \
+		randw --size 32M --threads 2 --writes 14000 --seed 3 --verify-writes || return 1
+	describe_is "$(exact randw)" randw --size 64M --threads 1 --writes 10 || return 1
+	describe_is "$(na randw "no --threads: it defaults to the CPUs online, the guest's are not the host's")" \
+		randw --size 64M --writes 10 || return 1
+	describe_is "$(na randw "no --writes: timed (10 s by default)")" randw --size 64M --threads 2 || return 1
+	describe_is "$(na randw "no --writes: timed (10 s by default)")" randw --size 64M || return 1
+	describe_is "$(na randw "$TIMED")" randw --size 64M --threads 2 --writes 5 --seconds 1 || return 1
+	describe_is "$(na randw "--size 10% $RELATIVE")" randw --size 10% --thp --writes 5 || return 1
+	describe_is "$(na randw "--size 0.5x $RELATIVE")" randw --size 0.5x --threads 2 --writes 5 || return 1
+	describe_is "$(na randw "$UNTRACED")" randw --size 4M --writes 5 --corrupt-test
+}
+
+case_describe_thrash() {
+	describe_is "$(exact thrash)" thrash || return 1
+	describe_is "$(exact thrash)" thrash --cold 128M --hot1 40M --hot2 12M --cold-slice 48M --rounds 8 || return 1
+	describe_is "$(exact thrash)" thrash --scale 0.5 --write || return 1
+	describe_is "$(na thrash "$UNTRACED")" thrash --cold 8M --hot1 2M --hot2 2M --corrupt-test || return 1
+	describe_is "$(na thrash "--hot2 1% $RELATIVE")" thrash --cold 8M --hot2 1%
+}
+
+case_describe_protect() {
+	describe_is "$(exact protect)" protect --hot 32M --wave 64M --waves 3 --chunks 16 || return 1
+	describe_is "$(na protect "$UNTRACED")" protect --hot 2M --wave 4M --thp || return 1
+	describe_is "$(na protect "--wave 0.01x $RELATIVE")" protect --hot 2M --wave 0.01x || return 1
+	describe_is "$(na protect "--wave 50% $RELATIVE")" protect --wave 50% --hot 10% || return 1
+	# plan() reads neither of these: --opt=ARG (it names --hot 10%) and
+	# the defaults, --hot 40% and --wave 100% (exact, and its --thp note)
+	describe_is "$(na protect "--wave 50% $RELATIVE")" protect --wave=50% --hot 10% || return 1
+	describe_is "$(na protect "--hot 40% (the default) $RELATIVE")" protect || return 1
+	describe_is "$(na protect "--hot 40% (the default) $RELATIVE")" protect --thp
+}
+
+case_describe_loop() {
+	describe_is "$(exact loop)" loop || return 1
+	describe_is "$(exact loop)" loop --size 160M --loops 4 || return 1
+	describe_is "$(na loop "--size 50% $RELATIVE")" loop --size 50% || return 1
+	describe_is "$(na loop "$UNTRACED")" loop --size 4M --corrupt-test
+}
+
+case_describe_sqlite() {
+	describe_is "$(na sqlite "a real program (sqlite3): its page trace is not recorded")" \
+		sqlite --size 160M --scans 4
+}
+
+# A bad argument exits 2 with --describe as without it, stdout empty; so
+# does an option the workload does not have (plan() calls aws-thrash
+# --seconds 5 timed).
+case_describe_bad_args() {
+	for cmd in "zipf --alpha 9" "zipf --size 4M --threads 2 --records 5 --save-trace $TMP/x" \
+	    "randw --size 4Q" "randw --size 8K --threads 3 --writes 1" "thrash --seconds 5" \
+	    "protect --hot 2M --wave 4M --save-trace $TMP/x --corrupt-test" \
+	    "loop --size 4M stray" "sqlite --size 1K" "zipf --size 4M --records 0"; do
+		# shellcheck disable=SC2086 # word splitting of the command
+		run $cmd --describe
+		if [ "$rc" -ne 2 ] || [ -s "$OUT" ] || [ ! -s "$ERR" ]; then
+			diag "aws-$cmd --describe: exit status $rc, expected 2 and an error on stderr only"
+			return 1
+		fi
+	done
+	run_limit abc loop --size 50% --describe
+	expect_rc 2
+}
+
+# --describe runs nothing: no region (a run of these sizes could not even
+# allocate its tables) and no --save-trace file.
+case_describe_runs_nothing() {
+	describe_is "$(approx zipf 8 records --seed 1 --pattern zipf --zipf-pages 15728640000 \
+		--zipf-chunk 1 --zipf-threads 8 --alpha 1.0 --accesses 8 -- \
+		records 8 chunks 15728640000 chunk_bytes 4096 threads 8)" \
+		zipf --size 60000G --chunk 4K --threads 8 --records 1 || return 1
+	describe_is "$(exact loop)" loop --size 4M --save-trace "$TMP/none.trace" || return 1
+	if [ -e "$TMP/none.trace" ]; then
+		diag "--describe created the --save-trace file"
+		return 1
+	fi
+}
+
 # ---- plan and run -------------------------------------------------------
 
 CASES=
@@ -561,6 +738,9 @@ if [ "$SET" = all ]; then
 	CASES="$CASES randw:size_forms protect:size_percent_of_limit protect:size_bad_limit_env"
 	CASES="$CASES zipf:zipf_trace_matches_sim loop:loop_trace_matches_sim"
 	CASES="$CASES randw:randw_trace_matches_sim thrash:thrash_trace protect:protect_trace"
+	CASES="$CASES zipf:describe_zipf randw:describe_randw thrash:describe_thrash"
+	CASES="$CASES protect:describe_protect loop:describe_loop sqlite:describe_sqlite"
+	CASES="$CASES zipf:describe_bad_args zipf:describe_runs_nothing"
 fi
 
 total=0

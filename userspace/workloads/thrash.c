@@ -19,7 +19,9 @@
  *
  * The sequence of pages touched depends on the options alone (not on
  * --seed, which only changes the pattern written): --save-trace (common.c)
- * writes it, and harness/opt.py replays it for Belady's OPT.
+ * writes it, and harness/experiment/opt.py replays it for Belady's OPT;
+ * --describe (common.h) says it is exact (but for a size relative to the
+ * machine's memory, --thp and --corrupt-test).
  */
 #include "common.h"
 
@@ -153,6 +155,10 @@ int main(int argc, char **argv)
 	if (slice_bytes > cold_bytes)
 		slice_bytes = cold_bytes;
 	slice_pages = slice_bytes / AWS_PAGE_SIZE;
+	if (aws.describe) {
+		aws_describe_common(argc, argv, 0);
+		aws_describe_exact();
+	}
 
 	fprintf(stderr,
 		"aws-thrash: cold=%zuMiB hot1=%zuMiB hot2=%zuMiB cold_slice=%zuMiB rounds=%" PRIu64

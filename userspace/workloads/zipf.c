@@ -18,7 +18,9 @@
  * exactly the pages this program touches (docs/trace-format.md gives the
  * equivalent command lines), and --save-trace FILE (common.c) writes them
  * in the simulator's binary trace format so that a test can compare the
- * two.
+ * two.  --describe (common.h) says so, and with more threads gives that
+ * command line with the threads' streams taken round-robin (approximate:
+ * the scheduler interleaves them otherwise); a timed run has no fixed trace.
  *
  * Throughput (records_per_sec) rises when the kernel keeps the hot chunks
  * resident, i.e. when refaults of hot pages are detected as workingset.
@@ -40,6 +42,9 @@ enum {
 	OPT_ALPHA,
 };
 
+#define DEF_SECONDS	10	/* run time without --seconds or --records */
+#define DEF_ALPHA	"1.0"
+
 struct worker {
 	unsigned int id;
 	const struct aws_zipf *zt;
@@ -60,10 +65,10 @@ static void usage(FILE *f)
 		"  --size SIZE     region size (default 100%%)\n"
 		"  --chunk SIZE    chunk size; a bare number is in BYTES (default 64K)\n"
 		"  --threads N     worker threads (default 1)\n"
-		"  --seconds T     run time, decimals allowed (default 10; if only\n"
+		"  --seconds T     run time, decimals allowed (default %d; if only\n"
 		"                  --records is given there is no time limit)\n"
 		"  --records N     stop each worker after N records (default: none)\n"
-		"  --alpha A       zipf exponent, 0 < A <= 5 (default 1.0)\n"
+		"  --alpha A       zipf exponent, 0 < A <= 5 (default %s)\n"
 		"\n"
 		"--save-trace records the fill and each record's verify pass (the\n"
 		"copy re-reads pages touched an instant before).\n"
@@ -72,7 +77,7 @@ static void usage(FILE *f)
 		"             run_seconds record_majfaults + common keys\n"
 		"             (record_majfaults: ru_majflt over the records, all\n"
 		"             threads)\n"
-		"\n");
+		"\n", DEF_SECONDS, DEF_ALPHA);
 	aws_common_usage(f);
 }
 
@@ -114,6 +119,40 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
+/*
+ * --describe: the trace of one thread is exact; that of N threads is
+ * aws-sim's zipf pattern, the N streams taken round-robin, one record
+ * each.  @size is --size as parsed (aws-sim rounds it down to chunks too).
+ */
+static void describe(int argc, char **argv, int seconds_given,
+		     uint64_t max_records, uint64_t threads, size_t size,
+		     size_t chunk_bytes, const char *alpha_arg)
+{
+	uint64_t chunk_pages = chunk_bytes / AWS_PAGE_SIZE, records, accesses;
+
+	aws_describe_common(argc, argv, seconds_given);
+	if (!max_records)
+		aws_describe_na("no --records: timed (%d s by default)",
+				DEF_SECONDS);
+	if (threads == 1)
+		aws_describe_exact();
+	if (__builtin_mul_overflow(max_records, threads, &records) ||
+	    __builtin_mul_overflow(records, chunk_pages, &accesses))
+		aws_describe_na("more than 2^64 accesses");
+	aws_describe_sim("--seed", "%" PRIu64, aws.seed);
+	aws_describe_sim("--pattern", "zipf");
+	aws_describe_sim("--zipf-pages", "%zu", size / AWS_PAGE_SIZE);
+	aws_describe_sim("--zipf-chunk", "%" PRIu64, chunk_pages);
+	aws_describe_sim("--zipf-threads", "%" PRIu64, threads);
+	aws_describe_sim("--alpha", "%s", alpha_arg);
+	aws_describe_sim("--accesses", "%" PRIu64, accesses);
+	aws_describe_expect("records", records);
+	aws_describe_expect("chunks", size / chunk_bytes);
+	aws_describe_expect("chunk_bytes", chunk_bytes);
+	aws_describe_expect("threads", threads);
+	aws_describe_approx(threads, "records");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -127,8 +166,9 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *size_arg = "100%", *chunk_arg = "64K";
+	const char *alpha_arg = DEF_ALPHA;
 	uint64_t threads = 1, max_records = 0, records = 0;
-	double seconds = 10, alpha = 1.0, run_seconds;
+	double seconds = DEF_SECONDS, alpha, run_seconds;
 	long record_majfaults;
 	int seconds_given = 0, opt;
 	size_t size, chunk_bytes, nchunks, i, bad_page = 0;
@@ -160,7 +200,7 @@ int main(int argc, char **argv)
 						    UINT64_MAX);
 			break;
 		case OPT_ALPHA:
-			alpha = aws_parse_double("--alpha", optarg, 0, 5);
+			alpha_arg = optarg;
 			break;
 		default:
 			aws_usage_error("unhandled option");
@@ -169,12 +209,16 @@ int main(int argc, char **argv)
 	aws_no_operands(argc, argv, optind);
 	chunk_bytes = aws_parse_size("--chunk", chunk_arg, 1, AWS_PAGE_SIZE);
 	size = aws_parse_size("--size", size_arg, AWS_MiB, chunk_bytes);
-	nchunks = size / chunk_bytes;
-	size = nchunks * chunk_bytes;
+	alpha = aws_parse_double("--alpha", alpha_arg, 0, 5);
 	if (max_records && !seconds_given)
 		seconds = 0;	/* no time limit */
 	/* the trace must be the one sequence the simulator replays */
 	aws_trace_single_thread(threads);
+	if (aws.describe)
+		describe(argc, argv, seconds_given, max_records, threads, size,
+			 chunk_bytes, alpha_arg);
+	nchunks = size / chunk_bytes;
+	size = nchunks * chunk_bytes;
 
 	fprintf(stderr,
 		"aws-zipf: size=%zuMiB chunk=%zuKiB chunks=%zu threads=%" PRIu64
