@@ -6,10 +6,10 @@
 # (ignored): make run's to build/results/<timestamp>/, make sim's to
 # build/sim/; results/ holds only the runs the docs cite.
 #
-#   make test        host unit tests + guest test suites, ends "N passed, N failed"
+#   make test        host unit tests + guest suites, ends "N passed, N failed"
 #   make quick       the same for the module suite only (about a minute)
 #   make run         policy experiment in one boot (PLAN=short|full|seed|heldout|alike,
-#                    a file in harness/plans/)
+#                    a file in harness/experiment/plans/)
 #   make sim         trace simulator: each policy vs Belady's OPT
 #   make stress      longer reliability campaign in the guest, and the 6.1
 #                    tree's own mm selftests under every policy
@@ -51,13 +51,13 @@ deps:
 	fi
 
 kernel: deps
-	@bash harness/build-kernel.sh $(VARIANT)
+	@bash harness/images/build-kernel.sh $(VARIANT)
 
 rootfs: deps
-	@bash harness/build-rootfs.sh
+	@bash harness/images/build-rootfs.sh
 
 module: kernel
-	@bash harness/build-modules.sh $(VARIANT)
+	@bash harness/images/build-modules.sh $(VARIANT)
 
 userspace:
 	@$(MAKE) -s --no-print-directory -C userspace/workloads O=$(abspath $(B))/userspace
@@ -65,12 +65,12 @@ userspace:
 	@$(MAKE) -s --no-print-directory -C userspace/probes O=$(abspath $(B))/userspace
 
 tools: module userspace
-	@bash harness/make-tools-disk.sh $(VARIANT)
+	@bash harness/images/make-tools-disk.sh $(VARIANT)
 
 # The 6.1 tree's mm selftests, static (make stress ships them on the tools
 # disk; make test does not build them).
 selftests: kernel
-	@bash harness/build-selftests.sh
+	@bash harness/images/build-selftests.sh
 
 unit:
 	@$(MAKE) -s --no-print-directory -C userspace/tests O=$(abspath $(UNIT_BINDIR))
@@ -103,7 +103,7 @@ bench-cost: deps kernel rootfs tools
 	@bash harness/bench-cost.sh
 
 shell: deps kernel rootfs tools
-	@python3 harness/runner.py shell --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
+	@python3 harness/boot/runner.py shell --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
 
 # Kernel style on the C we own (module, policy core) and on the patch series;
 # ShellCheck on every shell script.

@@ -3,7 +3,7 @@
 #
 # `make bench-cost`: what the hooks cost, measured deterministically.
 #
-# Boots the bench-cost guest plan (harness/guest/plans/bench-cost.sh) under
+# Boots the bench-cost guest job (harness/guest/jobs/bench-cost.sh) under
 # QEMU's -icount (default shift=0,sleep=off: every guest instruction is 1 ns
 # of guest virtual time and an idle vCPU jumps to its next timer), so the
 # guest's CLOCK_MONOTONIC around a run counts the instructions the run
@@ -12,7 +12,8 @@
 # figures; the runs of all boots are pooled):
 #
 #   1. build/kernel-unpatched (Debian's linux-source-6.1, same config, no
-#      hook patch; built here by harness/build-kernel.sh unpatched): nomod;
+#      hook patch; built here by harness/images/build-kernel.sh unpatched):
+#      nomod;
 #   2. build/kernel-default (patched): nomod, then the module with every
 #      policy its policy parameter lists, stock included.
 #
@@ -34,7 +35,7 @@ REPS=5 BOOTS=2 WRITES=40000 SIZE=64M LIMIT=32M ICOUNT=shift=0,sleep=off
 # -icount is TCG only; the verdict is the same on every host this way
 export ACCEL=tcg
 
-bash "$AWS_TOP/harness/build-kernel.sh" unpatched
+bash "$AWS_TOP/harness/images/build-kernel.sh" unpatched
 
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=$AWS_BUILD/bench-cost/$STAMP
@@ -46,7 +47,7 @@ for b in $(seq 1 "$BOOTS"); do
 		[ $k = unpatched ] && mod=0
 		stage "bench-cost: $k kernel (boot $b of $BOOTS), $REPS reps per configuration"
 		RUN=$AWS_BUILD/runs/bench-cost-$k
-		python3 "$AWS_TOP/harness/runner.py" boot bench-cost --variant $k --cpus 1 --mem 512M \
+		python3 "$AWS_TOP/harness/boot/runner.py" boot bench-cost --variant $k --cpus 1 --mem 512M \
 			--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" --progress \
 			--args "module=$mod reps=$REPS writes=$WRITES size=$SIZE limit=$LIMIT" ||
 			die "the $k guest failed (above), see $RUN/ktap.log"
@@ -61,7 +62,7 @@ done
 	echo "command: make bench-cost (REPS=$REPS BOOTS=$BOOTS WRITES=$WRITES SIZE=$SIZE LIMIT=$LIMIT ICOUNT=$ICOUNT)"
 	echo "git: $(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)$([ -n "$(git -C "$AWS_TOP" status --porcelain 2>/dev/null)" ] && echo ' (tree modified)')"
 	echo "host time: $((SECONDS - T0)) s for the guests"
-	python3 "$AWS_TOP/harness/bench-cost.py" "$OUT/runs.tsv"
+	python3 "$AWS_TOP/harness/bench/bench-cost.py" "$OUT/runs.tsv"
 } >"$OUT/summary.txt"
 ln -sfn "$STAMP" "$AWS_BUILD/bench-cost/latest"
 cat "$OUT/summary.txt"

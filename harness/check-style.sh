@@ -17,7 +17,7 @@
 # error or a missing kernel tree is a failure ("did not run"), never an
 # empty, clean-looking findings log; shellcheck must exit 0 or 1 and name
 # every script in its report.  AWS_CHECKPATCH, AWS_SPARSE and AWS_SHELLCHECK
-# override the tools (harness/test-check-style.sh uses them to break each
+# override the tools (harness/unit/test-check-style.sh uses them to break each
 # one).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -71,7 +71,7 @@ echo "KTAP version 1"
 echo "1..$((${#PATCHES[@]} + 3))"
 
 log=$AWS_LOGS/checkpatch-sources.log
-srcs=(module/*.[ch] module/policies/*.c include/*.h userspace/streams/*.h harness/smoke-module/*.c)
+srcs=(module/*.[ch] module/policies/*.c include/*.h userspace/streams/*.h harness/images/smoke-module/*.c)
 perl "$CP" --no-tree --strict --show-types -f "${srcs[@]}" >"$log" 2>&1
 result checkpatch_strict_sources "$log" "$(checkpatch_ran "$log" $? ${#srcs[@]})"
 

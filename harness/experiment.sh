@@ -1,22 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make run [PLAN=short|full|seed|heldout|alike]`: the policy experiment.  The plan
-# is a data file, harness/plans/PLAN.plan (its cells: memory limit, policies,
-# command, question; its repetitions, time limit and guest sizes).  One
-# guest (512 MB) runs the whole memcg-limited policies x workloads matrix
-# in one boot (harness/guest/plans/experiment.sh); a second guest (the plan's
+# `make run [PLAN=short|full|seed|heldout|alike]`: the policy experiment.
+# The plan is a data file, harness/experiment/plans/PLAN.plan (its cells:
+# memory limit, policies, command, question; its repetitions, time limit
+# and guest sizes).  One guest (512 MB) runs the whole memcg-limited
+# policies x workloads matrix in one boot (the guest job
+# harness/guest/jobs/experiment.sh); a second guest (the plan's
 # global-guest-mem), booted alongside it, runs the global-pressure cells,
-# which need a guest whose whole memory is used.  harness/plan.py selects each
-# guest's cells and harness/runner.py hands them to it.  The raw data of
-# both goes to build/results/<UTC timestamp>/ (never to a tracked file),
-# harness/opt.py derives each run's page-access trace and its OPT and LRU
-# swap-ins on the host (opt.csv; the workload binaries of the tools disk
-# and aws-sim, run on this host: no kernel code), harness/results.py turns it
-# into the table of runs (runs.csv), the summary, the PNGs and the terminal
-# table, meta.json records the exact command, kernel, package, module and
-# git versions, and build/results/latest points at the new directory.
-# docs/results.md says
+# which need a guest whose whole memory is used.
+# harness/experiment/plan.py selects each guest's cells and
+# harness/boot/runner.py hands them to it.  The raw data of both goes to
+# build/results/<UTC timestamp>/ (never to a tracked file),
+# harness/experiment/opt.py derives each run's page-access trace and its
+# OPT and LRU swap-ins on the host (opt.csv; the workload binaries of the
+# tools disk and aws-sim, run on this host: no kernel code),
+# harness/experiment/results.py turns it into the table of runs
+# (runs.csv), the summary, the PNGs and the terminal table, meta.json
+# records the exact command, kernel, package, module and git versions, and
+# build/results/latest points at the new directory.  docs/results.md says
 # which of its files to copy to results/ when a document cites the run.
 #
 # Fails (non-zero exit, message on stderr) if a guest run fails, if any
@@ -38,8 +40,8 @@ EXTRA=${AWS_RUN_ARGS:-}
 [ -z "${AWS_RUN_GLOBAL:-}" ] ||
 	echo "note: AWS_RUN_GLOBAL is gone: a guest none of whose cells is selected does not boot" >&2
 CPUS=2
-planget() { python3 "$AWS_TOP/harness/plan.py" get "$PLAN" "$1" || exit 1; }
-python3 "$AWS_TOP/harness/plan.py" check "$PLAN" >/dev/null || exit 1
+planget() { python3 "$AWS_TOP/harness/experiment/plan.py" get "$PLAN" "$1" || exit 1; }
+python3 "$AWS_TOP/harness/experiment/plan.py" check "$PLAN" >/dev/null || exit 1
 TIMEOUT=$(planget timeout) SWAP=$(planget swap) GMEM=$(planget global-guest-mem)
 MEM=$(planget guest-mem)
 NAME=experiment
@@ -73,10 +75,10 @@ same_workloads() {
 snapshot() {
 	for _ in 1 2 3; do
 		rm -rf "$SNAP"
-		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/harness/guest/plans" \
-			"$SNAP/userspace"
-		cp "$AWS_TOP"/harness/{runner.py,console-patterns} "$SNAP/harness/" &&
-			cp "$AWS_TOP/harness/guest/plans/experiment.sh" "$SNAP/harness/guest/plans/" || return 1
+		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/harness/boot" \
+			"$SNAP/harness/guest/jobs" "$SNAP/userspace"
+		cp "$AWS_TOP"/harness/boot/{runner.py,console-patterns} "$SNAP/harness/boot/" &&
+			cp "$AWS_TOP/harness/guest/jobs/experiment.sh" "$SNAP/harness/guest/jobs/" || return 1
 		ln -s "$AWS_BUILD/runs" "$SNAP/runs"
 		[ -f "$AWS_BUILD/accel" ] && cp "$AWS_BUILD/accel" "$SNAP/"
 		cp "$AWS_BUILD/$KIMG" "$SNAP/$KIMG" &&
@@ -96,7 +98,7 @@ snapshot() {
 	return 1
 }
 # Probe KVM once, before the two guests that boot at the same time.
-python3 "$AWS_TOP/harness/runner.py" accel --variant "$VARIANT" >/dev/null ||
+python3 "$AWS_TOP/harness/boot/runner.py" accel --variant "$VARIANT" >/dev/null ||
 	die "could not decide between KVM and TCG (see build/logs/kvm-probe.log)"
 snapshot || die "could not take a consistent copy of the kernel, rootfs and tools images (being rebuilt?)"
 export AWS_BUILD=$SNAP
@@ -105,7 +107,7 @@ export AWS_BUILD=$SNAP
 select_cells() { # select_cells main|global: the plan file, or MAIN/GLOBAL=0
 	local rc=0
 	mkdir -p "$SNAP/input-$1"
-	python3 "$AWS_TOP/harness/plan.py" select "$PLAN" --boot "$1" --args "$EXTRA" \
+	python3 "$AWS_TOP/harness/experiment/plan.py" select "$PLAN" --boot "$1" --args "$EXTRA" \
 		>"$SNAP/input-$1/plan" || rc=$?
 	case $rc in
 	0) return 0 ;;
@@ -120,12 +122,12 @@ select_cells global || GLOBAL=0
 
 # boot NAME MEM main|global [KERNEL-ARGS]: one guest running the experiment,
 # its '# ' progress lines shown as they come.  Fails the make run unless the
-# guest ran its plan to the end on a clean kernel (runner exit status 0, or
-# 4: the plan counted failed runs, which results.py reports from the data
+# guest ran its job to the end on a clean kernel (runner exit status 0, or
+# 4: the job counted failed runs, which results.py reports from the data
 # kept below) and wrote its runs.
 boot() {
 	local name=$1 mem=$2 kargs=${4:-} run=$AWS_BUILD/runs/$1 rc=0
-	python3 "$SNAP/harness/runner.py" boot experiment --name "$name" --mem "$mem" \
+	python3 "$SNAP/harness/boot/runner.py" boot experiment --name "$name" --mem "$mem" \
 		--cpus $CPUS --swap "$SWAP" --variant "$VARIANT" --timeout "$TIMEOUT" --progress \
 		--input "$SNAP/input-$3/plan" --append "$kargs" || rc=$?
 	if { [ $rc != 0 ] && [ $rc != 4 ]; } || [ ! -f "$run/results/runs.tsv" ]; then
@@ -179,7 +181,7 @@ done
 each results/workloads.log | head -c 2000000 >"$OUT/workloads.log"
 each ktap.log | grep '^# ' >"$OUT/progress.txt"
 # the plan (results.py prints each cell's question from it)
-cp "$AWS_TOP/harness/plans/$PLAN.plan" "$OUT/"
+cp "$AWS_TOP/harness/experiment/plans/$PLAN.plan" "$OUT/"
 
 gi() { cat "$OUT"/guest-info*.txt | sed -n "s/^$1 //p" | head -n 1; }
 git_commit=$(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)
@@ -239,15 +241,15 @@ EOF
 # OPT, LRU and the simulator's policies for each cell's trace: a few
 # seconds (cached in build/opt-cache).  A failure leaves every x OPT
 # "n/a (why)" in the table, not the run failed.
-"$PY" "$AWS_TOP/harness/opt.py" "$OUT" --bin "$SNAP/userspace" --cache "$OPTCACHE" ||
-	echo "warning: harness/opt.py failed: the table shows no OPT" >&2
-"$PY" "$AWS_TOP/harness/results.py" "$OUT" --best-of nomod,mglru
+"$PY" "$AWS_TOP/harness/experiment/opt.py" "$OUT" --bin "$SNAP/userspace" --cache "$OPTCACHE" ||
+	echo "warning: harness/experiment/opt.py failed: the table shows no OPT" >&2
+"$PY" "$AWS_TOP/harness/experiment/results.py" "$OUT" --best-of nomod,mglru
 prc=$?
 # the simulator beside the guest (calib.txt, calib.csv): a measurement
 if [ -s "$OUT/runs.csv" ] && [ -s "$OUT/opt.csv" ]; then
 	echo
-	"$PY" "$AWS_TOP/harness/calibrate.py" "$OUT" ||
-		echo "warning: harness/calibrate.py failed: no calib.txt" >&2
+	"$PY" "$AWS_TOP/harness/experiment/calibrate.py" "$OUT" ||
+		echo "warning: harness/experiment/calibrate.py failed: no calib.txt" >&2
 fi
 stage_done ""
 if [ $prc != 0 ]; then

@@ -87,17 +87,17 @@ patch_series() {
 	done
 }
 
-# Kernel problems (and guest script errors) on a guest console: the
-# patterns are harness/console-patterns, the scan is harness/runner.py's, the one
-# that judges every guest run.  console_scan FILE...: print the lines that
+# Kernel problems (and guest script errors) on a guest console: the patterns
+# are harness/boot/console-patterns, the scan is harness/boot/runner.py's, the
+# one that judges every guest run.  console_scan FILE...: print the lines that
 # match (FILE:LINE:TEXT); exit status 0 if any, 1 if none, 2 on error.
-console_scan() { python3 "$AWS_TOP/harness/runner.py" scan "$@"; }
+console_scan() { python3 "$AWS_TOP/harness/boot/runner.py" scan "$@"; }
 # console_patterns: the patterns, one a line.
-console_patterns() { grep -v '^#' "$AWS_TOP/harness/console-patterns" | grep -v '^$'; }
+console_patterns() { grep -v '^#' "$AWS_TOP/harness/boot/console-patterns" | grep -v '^$'; }
 
-# The manifest (harness/manifest): for each guest run, the suites it runs, in
-# order, and how many cases each must emit.  Lines "RUN SUITE CASES".
-AWS_MANIFEST=$AWS_TOP/harness/manifest
+# The manifest (harness/boot/manifest): for each guest run, the suites it
+# runs, in order, and how many cases each must emit.  Lines "RUN SUITE CASES".
+AWS_MANIFEST=$AWS_TOP/harness/boot/manifest
 # manifest_suites RUN: the suites of RUN, space-separated, in order.
 manifest_suites() {
 	awk -v r="$1" '$1 !~ /^#/ && NF == 3 && $1 == r { printf "%s%s", s, $2; s = " " }

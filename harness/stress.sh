@@ -6,12 +6,12 @@
 # 10000 policy flips with a ratio change every 10, 30 s of verifying load
 # per policy and device), then the 6.1 tree's own mm selftests under every
 # policy (mm-selftests, the same size at either scale; the Makefile builds
-# them first, harness/build-selftests.sh), a second guest boots with
+# them first, harness/images/build-selftests.sh), a second guest boots with
 # cgroup_disable=memory.
 # The suites each guest runs, and their case counts, are the manifest's
 # (runs "stress" and "stress-nomemcg").  Prints the figures at the end;
 # fails if any test failed or is missing, any page failed verification or
-# the kernel reported anything (harness/runner.py judges each guest).
+# the kernel reported anything (harness/boot/runner.py judges each guest).
 # STRESS_SCALE=short: 20 cycles, 200 flips, 4 s loads (make test runs the
 # same suites smaller still).
 set -uo pipefail
@@ -32,19 +32,19 @@ R=stress
 S1=$(manifest_suites stress) S2=$(manifest_suites stress-nomemcg)
 # (timeouts are the default kernel's: the runner scales them for debug)
 stage "stress: $S1 ($ENV)"
-python3 "$AWS_TOP/harness/runner.py" boot test --name "$R" --variant "$VARIANT" --mem 512M \
+python3 "$AWS_TOP/harness/boot/runner.py" boot suites --name "$R" --variant "$VARIANT" --mem 512M \
 	--timeout "$TIMEOUT" --suites "$S1" \
 	--args "$S1" --env "AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV" || rc_all=1
 stage_done
 stage "stress: boot with cgroup_disable=memory: $S2"
-python3 "$AWS_TOP/harness/runner.py" boot test --name "$R-nomemcg" --variant "$VARIANT" \
+python3 "$AWS_TOP/harness/boot/runner.py" boot suites --name "$R-nomemcg" --variant "$VARIANT" \
 	--mem 256M --timeout 900 --suites "$S2" \
 	--args "$S2" --append cgroup_disable=memory || rc_all=1
 stage_done
 
 logs=("$AWS_BUILD/runs/$R/ktap.log" "$AWS_BUILD/runs/$R-nomemcg/ktap.log")
 cons=("$AWS_BUILD/runs/$R/console.log" "$AWS_BUILD/runs/$R-nomemcg/console.log")
-read -r p f s < <(python3 "$AWS_TOP/harness/runner.py" total "$AWS_BUILD/runs/$R" \
+read -r p f s < <(python3 "$AWS_TOP/harness/boot/runner.py" total "$AWS_BUILD/runs/$R" \
 	"$AWS_BUILD/runs/$R-nomemcg")
 fig() { cat "${logs[@]}" | sed -n "s/.*# figure $1=\([0-9]*\).*/\1/p" | awk '{ t += $1 } END { print t + 0 }'; }
 res() { cat "${logs[@]}" | grep -o "RESULT .*" | tr ' ' '\n' | sed -n "s/^$1=//p" |

@@ -8,40 +8,40 @@
 #
 # The guest suites run in two lanes at once (one host core each, TCG is
 # single-threaded): lane 1 boots guest A, then guest C, booted with
-# cgroup_disable=memory; lane 2 boots guest B, then the negative guest,
-# which fires a WARN_ON, stalls RCU and panics on purpose (measured, the
-# two lanes are about as long: A 83 s and C 19 s, B 90 s and the negative
-# guest 13 s).  Which suites each guest runs, and how many cases
-# each must emit, is harness/manifest's (test-a: module, workloads, policies,
-# fidelity; test-b: filerule, reliability at make-test size, tracing,
-# hostile, cgroups, whose two 48M fills need more room than 256M leave the
-# debug kernel; test-c: harness, nomemcg; the stress suite runs in make
-# stress only); a missing, short or miscounted suite, or a guest that ran
-# another list, fails.  The harness
-# suite's memory hog runs in C: under TCG the first episode of global memory
-# pressure in a boot costs about 10 s, and nomemcg needs one anyway.  The
-# style checks are skipped when nothing they read has changed since they
+# cgroup_disable=memory; lane 2 boots guest B, then the negative guest, which
+# fires a WARN_ON, stalls RCU and panics on purpose (measured, the two lanes
+# are about as long: A 83 s and C 19 s, B 90 s and the negative guest 13 s).
+# Which suites each guest runs, and how many cases each must emit, is
+# harness/boot/manifest's (test-a: module, workloads, policies, fidelity;
+# test-b: filerule, reliability at make-test size, tracing, hostile, cgroups,
+# whose two 48M fills need more room than 256M leave the debug kernel; test-c:
+# harness, nomemcg; the stress suite runs in make stress only); a missing,
+# short or miscounted suite, or a guest that ran another list, fails.  The
+# harness suite's memory hog runs in C: under TCG the first episode of global
+# memory pressure in a boot costs about 10 s, and nomemcg needs one anyway.
+# The style checks are skipped when nothing they read has changed since they
 # last passed.
 # AWS_SUITES="a b" runs just those suites in one guest instead (AWS_ENV=
 # "AWS_X=1,AWS_Y=2" passes settings to them, AWS_MEM=256M sizes the guest,
-# 512M by default; their counts still come from the manifest).  VARIANT=debug: the runner allows the debug kernel its
-# longer time.
+# 512M by default; their counts still come from the manifest).
+# VARIANT=debug: the runner allows the debug kernel its longer time.
 #
-# Every guest boots through harness/runner.py, which judges it and writes its
-# verdict (kernel clean or not, and its KTAP counted against the manifest)
-# to build/runs/<run>/verdict.json.  Every result is a KTAP line somewhere:
-# build/logs/unit.ktap (unit tests, the simulator's and the workloads'
-# self-tests, the tests of the console scanner, of check-style.sh, of the
-# result count, of the runner's judging, of the plans, of the documents'
-# paths and of the results analysis, harness/results.py), build/logs/host.ktap (host-side checks),
-# build/runs/<run>/ktap.log (guest suites).  Every KTAP document must emit
-# exactly the cases its plan line announces.  Exit status is non-zero if
-# anything failed.
+# Every guest boots the suites job (harness/guest/jobs/suites.sh) through
+# harness/boot/runner.py, which judges it and writes its verdict (kernel
+# clean or not, and its KTAP counted against the manifest) to
+# build/runs/<run>/verdict.json.  Every result is a KTAP line somewhere:
+# build/logs/unit.ktap (the userspace unit tests, the simulator's and the
+# workloads' self-tests, and the harness's own unit tests, harness/unit/:
+# of the console scanner, check-style.sh, the result count, the runner's
+# judging, the plans, the documents' paths and the results analysis),
+# build/logs/host.ktap (host-side checks), build/runs/<run>/ktap.log (guest
+# suites).  Every KTAP document must emit exactly the cases its plan line
+# announces.  Exit status is non-zero if anything failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 VARIANT=${1:-default}
-RUNNER=$AWS_TOP/harness/runner.py
+RUNNER=$AWS_TOP/harness/boot/runner.py
 T0=$SECONDS
 HOST_KTAP=$AWS_LOGS/host.ktap
 host_n=0 HOST_LINES=()
@@ -51,7 +51,7 @@ host_result() { # host_result ok|not-ok NAME [why]: one host-side case
 	else HOST_LINES+=("not ok $host_n $2${3:+ # $3}"); fi
 }
 GUEST_RUNS=()
-# guest NAME MEM TIMEOUT KARGS ENV: boot the test plan (in the foreground;
+# guest NAME MEM TIMEOUT KARGS ENV: boot the suites job (in the foreground;
 # the lanes below run in the background) with kernel arguments KARGS and
 # suite settings ENV ("AWS_X=1,AWS_Y=2"); the runner's output goes to
 # run-NAME.log, its verdict to build/runs/NAME/verdict.json.  The suites
@@ -59,13 +59,13 @@ GUEST_RUNS=()
 guest() {
 	local suites
 	suites=$(guest_suites "$1")
-	python3 "$RUNNER" boot test --name "$1" --mem "$2" --cpus 2 --variant "$VARIANT" \
+	python3 "$RUNNER" boot suites --name "$1" --mem "$2" --cpus 2 --variant "$VARIANT" \
 		--timeout "$3" --suites "$suites" \
 		--args "$suites" --env "$5" --append "$4" >"$AWS_LOGS/run-$1.log" 2>&1
 }
 guest_suites() { if [ "$1" = test ]; then echo "$AWS_SUITES"; else manifest_suites "$1"; fi; }
 # reap NAME: show a finished guest's host log, record whether it ran its
-# plan to the end on a clean kernel (its cases are counted at the end).
+# job to the end on a clean kernel (its cases are counted at the end).
 reap() {
 	local status
 	GUEST_RUNS+=("$1")
@@ -83,7 +83,7 @@ verdict() {
 		"$AWS_BUILD/runs/$1/verdict.json" "$2" 2>/dev/null || echo none
 }
 # negative_guest: the harness's negative tests, one guest with three
-# sections (harness/guest/plans/negative.sh): the smoke module fires a WARN_ON,
+# sections (harness/guest/jobs/negative.sh): the smoke module fires a WARN_ON,
 # then stalls RCU, then the kernel is crashed.  The run must be reported as
 # a kernel problem (the runner's verdict), and the shared console scan
 # must trip on each section on its own, with that section's own pattern.
@@ -114,27 +114,30 @@ negative_check() {
 		host_result ok "$name" "$(grep -Em1 -- "$pat" <<<"$hits" | cut -d: -f3- | cut -c1-70)"
 	fi
 }
-# unit_tests: the host-side tests, eleven KTAP documents (each checked
-# against its own plan line) in build/logs/unit.ktap, exit status in
-# unit.rc.  They run beside the guests (everything they need is built by
-# then), on the CPU time the guests leave.
+# unit_tests: the host-side tests, one KTAP document each (checked against
+# its own plan line) in build/logs/unit.ktap: the userspace unit tests, the
+# simulator's and the workloads' self-tests, and every unit test of the
+# harness (harness/unit/test-*); exit status in unit.rc.  They run beside
+# the guests (everything they need is built by then), on the CPU time the
+# guests leave.
+UNIT_TESTS=("$AWS_TOP"/harness/unit/test-*)
 unit_tests() {
-	local rc=0
+	local rc=0 t py
+	# test-results.py needs pandas (no such python3: the traceback, and a
+	# KTAP document short, fail it)
+	py=$(aws_python || echo python3)
 	make -s --no-print-directory -C "$AWS_TOP/userspace/tests" O="$AWS_BUILD/userspace-tests" \
 		>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	make -s --no-print-directory -C "$AWS_TOP/userspace/sim" O="$AWS_BUILD/userspace" selftest \
 		>>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
 	make -s --no-print-directory -C "$AWS_TOP/userspace/workloads" O="$AWS_BUILD/userspace" check \
 		>>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
-	bash "$AWS_TOP/harness/test-console-scan.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
-	bash "$AWS_TOP/harness/test-check-style.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
-	bash "$AWS_TOP/harness/test-ktap-count.sh" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
-	python3 "$AWS_TOP/harness/test-runner.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
-	python3 "$AWS_TOP/harness/test-plans.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
-	python3 "$AWS_TOP/harness/test-docs.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
-	python3 "$AWS_TOP/harness/test-debian-config.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
-	# (no python3 with pandas: the traceback, and a KTAP document short, fail it)
-	"$(aws_python || echo python3)" "$AWS_TOP/harness/test-results.py" >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	for t in "${UNIT_TESTS[@]}"; do
+		case $t in
+		*.sh) bash "$t" ;;
+		*.py) "$py" "$t" ;;
+		esac >>"$AWS_LOGS/unit.ktap" 2>&1 || rc=1
+	done
 	echo $rc >"$AWS_LOGS/unit.rc"
 }
 rm -f "$AWS_LOGS"/run-*.log
@@ -152,7 +155,7 @@ stage "style: checkpatch --strict and sparse on our kernel C, ShellCheck on our 
 # of the headers), sparse and ShellCheck.
 mapfile -t style_shs < <(find "$AWS_TOP"/{harness,userspace,module,include} -name '*.sh' | sort)
 style_key=$(cat "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$AWS_TOP"/module/policies/* \
-	"$AWS_TOP"/include/*.h "$AWS_TOP"/harness/smoke-module/* "$AWS_TOP"/patches/* "${style_shs[@]}" \
+	"$AWS_TOP"/include/*.h "$AWS_TOP"/harness/images/smoke-module/* "$AWS_TOP"/patches/* "${style_shs[@]}" \
 	"$AWS_BUILD/kernel-$VARIANT/.aws-built-key" 2>/dev/null |
 	cat - <(sparse --version 2>&1; shellcheck --version 2>&1) | sha256sum | cut -c1-16)
 STYLE_KEY_FILE=$AWS_BUILD/style-$VARIANT.key
@@ -171,7 +174,7 @@ while read -r line; do
 	esac
 done <"$AWS_LOGS/style.ktap"
 # check-style.sh's own KTAP document must add up to its plan.
-sprob=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=1 "$AWS_LOGS/style.ktap" | grep '^problem: ')
+sprob=$(awk -f "$AWS_TOP/harness/boot/ktap-count.awk" -v docs=1 "$AWS_LOGS/style.ktap" | grep '^problem: ')
 [ -z "$sprob" ] || host_result not-ok style_checks_complete "${sprob//$'\n'/; }"
 stage_done "$style_note"
 
@@ -214,8 +217,8 @@ fi
 
 stage "unit tests (run beside the guests): policy core, simulator and workloads self-tests, console scanner, style checker, result count, runner, plans, docs' paths, results analysis"
 wait $unit_pid
-unit_out=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=11 \
-	-v skips="$AWS_TOP/harness/expected-skips" -v variant="$VARIANT" "$AWS_LOGS/unit.ktap")
+unit_out=$(awk -f "$AWS_TOP/harness/boot/ktap-count.awk" -v docs=$((3 + ${#UNIT_TESTS[@]})) \
+	-v skips="$AWS_TOP/harness/boot/expected-skips" -v variant="$VARIANT" "$AWS_LOGS/unit.ktap")
 read -r up uf us < <(tail -n 1 <<<"$unit_out")
 [ "$(cat "$AWS_LOGS/unit.rc" 2>/dev/null)" = 0 ] || [ "$uf" != 0 ] || uf=1
 stage_done "$up passed, $uf failed"
@@ -238,7 +241,7 @@ else host_result not-ok manifest_runs_are_booted "no script boots: $unknown"; fi
 # Every guest suite that exists is in the manifest (a suite left out would
 # never run), and every suite the manifest names exists.
 listed=$(awk '$1 !~ /^#/ && NF == 3 { print $2 }' "$AWS_MANIFEST" | sort -u)
-present=$(cd "$AWS_TOP/harness/guest/tests" && ls -- *.sh | sed 's/\.sh$//' | sort -u)
+present=$(cd "$AWS_TOP/harness/guest/suites" && ls -- *.sh | sed 's/\.sh$//' | sort -u)
 unlisted=$(comm -13 <(echo "$listed") <(echo "$present") | tr '\n' ' ')
 missing=$(comm -23 <(echo "$listed") <(echo "$present") | tr '\n' ' ')
 if [ -z "$unlisted$missing" ]; then
@@ -247,15 +250,15 @@ else
 	host_result not-ok manifest_lists_every_suite "not in the manifest: ${unlisted:-none}; no such suite: ${missing:-none}"
 fi
 # The guest kernel is Debian's on what changes mm behaviour.
-if dcfg=$(python3 "$AWS_TOP/harness/check-debian-config.py" "$VARIANT" \
+if dcfg=$(python3 "$AWS_TOP/harness/images/check-debian-config.py" "$VARIANT" \
 	"$AWS_BUILD/kernel-$VARIANT/.config" 2>&1); then
 	host_result ok guest_kernel_config_is_debians "$(tail -n 1 <<<"$dcfg")"
 else
 	host_result not-ok guest_kernel_config_is_debians "$(grep -v '^  differs' <<<"$dcfg" | tr '\n' ';')"
 fi
 printf '%s\n' "KTAP version 1" "1..$host_n" "${HOST_LINES[@]}" >"$HOST_KTAP"
-hout=$(awk -f "$AWS_TOP/harness/ktap-count.awk" -v docs=1 \
-	-v skips="$AWS_TOP/harness/expected-skips" -v variant="$VARIANT" "$HOST_KTAP")
+hout=$(awk -f "$AWS_TOP/harness/boot/ktap-count.awk" -v docs=1 \
+	-v skips="$AWS_TOP/harness/boot/expected-skips" -v variant="$VARIANT" "$HOST_KTAP")
 read -r hp hf hs < <(tail -n 1 <<<"$hout")
 grep '^not ok' "$HOST_KTAP" | sed 's/^/   host: /'
 grep '^problem: ' <<<"$hout" | sed 's/^/   host: /'

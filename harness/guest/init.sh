@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest PID 1 (exec'd by /sbin/aws-init from the rootfs): set up /tmp,
-# cgroup v2, debugfs and swap on /dev/vdc, run the plan named by aws.plan= on
-# the kernel command line, write /tmp/results as a tar onto /dev/vdd and
-# power off.  Plan output goes to the console (ttyS0) and to ttyS1, the
-# clean channel the host parses for KTAP.
+# cgroup v2, debugfs and swap on /dev/vdc, run the job named by aws.job= on
+# the kernel command line (jobs/JOB.sh), write /tmp/results as a tar onto
+# /dev/vdd and power off.  The job's output goes to the console (ttyS0) and
+# to ttyS1, the clean channel the host parses for KTAP.
 export PATH=/mnt/tools/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export AWS_TOOLS=/mnt/tools HOME=/root LANG=C
 cd /
@@ -21,26 +21,26 @@ ln -sf /proc/self/fd/2 /dev/stderr
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
-# The kernel command line names the plan (aws.plan=) and how slow this
+# The kernel command line names the job (aws.job=) and how slow this
 # kernel is (aws.slow=N: it needs N times the default kernel's time; the
 # host's runner sets it, run-suites.sh scales each suite's budget by it).
 # The last aws.NAME=VALUE word wins.  Builtins only: every fork costs tens
 # of milliseconds under TCG.
 read -r -a words </proc/cmdline
-PLAN='' AWS_SLOW=1
+JOB='' AWS_SLOW=1
 for w in "${words[@]}"; do
 	case $w in
-	aws.plan=*) PLAN=${w#aws.plan=} ;;
+	aws.job=*) JOB=${w#aws.job=} ;;
 	aws.slow=[1-9]) AWS_SLOW=${w#aws.slow=} ;;
 	esac
 done
-export AWS_PLAN=$PLAN AWS_SLOW
+export AWS_JOB=$JOB AWS_SLOW
 
-# Everything else the host hands this boot (harness/runner.py) is a tar
-# archive at the start of the results disk, which the plan's own results
-# overwrite at the end: args (one line, the plan's arguments: AWS_ARGS),
+# Everything else the host hands this boot (harness/boot/runner.py) is a tar
+# archive at the start of the results disk, which the job's own results
+# overwrite at the end: args (one line, the job's arguments: AWS_ARGS),
 # env (KEY=VALUE lines for the suites, e.g. AWS_CYCLES=200) and whatever
-# the plan reads itself (make run's plan file).
+# the job reads itself (make run's plan file).
 mkdir -p /tmp/input
 tar -C /tmp/input -xf /dev/vdd 2>/dev/null
 AWS_ARGS=''
@@ -57,10 +57,10 @@ if ! mkswap -q -U clear /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then
 	echo "# aws-guest: FATAL: cannot enable swap on /dev/vdc" | tee /dev/ttyS1
 fi
 
-bash "$AWS_TOOLS/guest/plans/$PLAN.sh" 2>&1 | tee /dev/ttyS1
-# The host fails a test run whose plan script did not exit 0 (or never
+bash "$AWS_TOOLS/guest/jobs/$JOB.sh" 2>&1 | tee /dev/ttyS1
+# The host fails a run whose job script did not exit 0 (or never
 # reported how it exited).
-echo "# aws-guest: plan exit status ${PIPESTATUS[0]}" | tee /dev/ttyS1
+echo "# aws-guest: job exit status ${PIPESTATUS[0]}" | tee /dev/ttyS1
 
 tar -C /tmp/results -cf /dev/vdd . 2>/dev/null
 sync

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers for guest test suites: KTAP output (one subtest per case) and the
+# Helpers for the guest suites: KTAP output (one subtest per case) and the
 # small pieces every suite needs (module load, vmstat, cgroups).  A suite is
-# a bash script in harness/guest/tests/ that sources this file, calls ok/fail/
-# check/expect/skip exactly once per case, whatever happens, and ends with
-# 'ktap_end'.  Its plan line "1..N" comes from the manifest (harness/manifest,
-# on the tools disk); the host fails a suite whose cases do not add up to
-# it.  harness/guest/run-suites.sh nests its output under a top-level KTAP line
-# per suite.
+# a bash script in harness/guest/suites/ that sources this file, calls
+# ok/fail/check/expect/skip exactly once per case, whatever happens, and ends
+# with 'ktap_end'.  Its KTAP plan line "1..N" comes from the manifest
+# (harness/boot/manifest, $AWS_TOOLS/manifest on the tools disk); the host
+# fails a suite whose cases do not add up to it.  harness/guest/run-suites.sh
+# nests its output under a top-level KTAP line per suite.
 
 AWS_TOOLS=${AWS_TOOLS:-/mnt/tools}
 AWS_MOD=$AWS_TOOLS/module/anon_workingset.ko
@@ -17,10 +17,11 @@ KTAP_N=0
 KTAP_FAILED=0
 
 KTAP_SUITE=$(basename "$0" .sh)
-# A suite (harness/guest/tests/) opens its KTAP document; a boot plan that
-# borrows the helpers (make run's experiment, bench-cost) does not.
+# A suite (harness/guest/suites/) opens its KTAP document; a job
+# (harness/guest/jobs/) that borrows the helpers (make run's experiment,
+# bench-cost) does not.
 case $0 in
-*/tests/*)
+*/suites/*)
 	KTAP_PLAN=$(awk -v s="$KTAP_SUITE" '$1 !~ /^#/ && NF == 3 && $2 == s { print $3; exit }' \
 		"$AWS_TOOLS/manifest" 2>/dev/null)
 	echo "KTAP version 1"
