@@ -235,7 +235,8 @@ def check_outputs(d):
 
 
 def check_opt_recipe():
-    # which trace each kind of command gets, and why not
+    # which trace each kind of command gets, and why not: the workloads'
+    # own answers (--describe), read by opt.py
     p = O.trace_recipe("aws-thrash --cold 128M --rounds 3", "70M", 2)
     assert (p["kind"], p["frames"], p["argv"]) == ("exact", 17920, ["thrash", "--cold", "128M", "--rounds", "3",
                                                                       "--seed", "2"]), p
@@ -252,10 +253,11 @@ def check_opt_recipe():
                             ("aws-protect --hot 40% --wave 64M", "64M", "relative to the guest"),
                             ("aws-protect --hot 32M", "global", "no memory.max"),
                             ("aws-thrash --corrupt-test", "70M", "not traced"),
-                            ("aws-sqlite --size 160M --scans 4", "128M", "real program")):
+                            ("aws-sqlite --size 160M --scans 4", "128M", "real program"),
+                            ("aws-zipf --size 32M --records 0", "16M", "refuses these arguments")):
         p = O.trace_recipe(cmd, limit, 1)
         assert p["kind"] == "n/a" and why in p["note"], (cmd, p)
-    return "exact, approx and 7 reasons for n/a"
+    return "exact, approx and 8 reasons for n/a, from the workloads' --describe"
 
 
 def check_opt_real(d):

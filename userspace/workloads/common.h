@@ -146,9 +146,9 @@ uint64_t aws_mem_total(void);
  * generator with the "sim" arguments gives a trace like the run's (the
  * threads' streams taken round-robin); "expect" holds the RESULT keys the
  * run must report for that trace to be its own.  "n/a": no fixed trace.
- * "sim" and "expect" are always present, empty but for "approx".  These
- * are the decisions of plan() (trace_recipe()) in harness/experiment/opt.py,
- * taken from the program's own parsed values.
+ * "sim" and "expect" are always present, empty but for "approx".
+ * harness/experiment/opt.py's trace_recipe() reads this line instead of
+ * parsing the run's arguments itself.
  *
  * A program calls aws_describe_common(), then its own n/a cases
  * (aws_describe_na()), then aws_describe_exact() or, after its

@@ -546,12 +546,13 @@ case_size_bad_limit_env() {
 
 # ---- --describe ---------------------------------------------------------
 #
-# The expected lines are those of plan() (renamed trace_recipe()) in
-# harness/experiment/opt.py for the same command (rep = the command's
-# --seed, 1 by default), hard-coded here: its kind as "trace", its note,
-# sim and expect ([] and {} when it has none), in json.dumps()'s layout.
-# A command where the program's own parse and plan() part says so (plan()
-# does not know the defaults or the --opt=ARG form).
+# The expected lines were derived from what harness/experiment/opt.py
+# decided for the same command before it read --describe (rep = the
+# command's --seed, 1 by default), hard-coded here: its kind as "trace",
+# its note, sim and expect ([] and {} when it has none), in json.dumps()'s
+# layout.  Where the program's own parse differs from that old copy of
+# its grammar (defaults relative to memory, the --opt=ARG form), a comment
+# says so.
 
 # describe_is <expected line> <workload> args...: aws-<workload> args
 # --describe exits 0 with exactly that line on stdout, nothing on stderr.
@@ -606,7 +607,7 @@ case_describe_zipf() {
 		--zipf-chunk 16 --zipf-threads 8 --alpha 0.9 --accesses 96000 -- \
 		records 6000 chunks 512 chunk_bytes 65536 threads 8)" \
 		zipf --size 32M --threads 8 --records 750 --alpha 0.9 || return 1
-	# alpha as given (plan() passes the text on), the default "1.0"; a
+	# alpha as given (opt.py passed the text on), the default "1.0"; a
 	# size that is not a multiple of the chunk (aws-sim rounds it down)
 	describe_is "$(approx zipf 8 records --seed 42 --pattern zipf --zipf-pages 32768 \
 		--zipf-chunk 16 --zipf-threads 8 --alpha 00.50 --accesses 160000 -- \
@@ -627,7 +628,7 @@ case_describe_zipf() {
 	describe_is "$(na zipf "$UNTRACED")" zipf --size 4M --records 5 --thp || return 1
 	describe_is "$(na zipf "$UNTRACED")" zipf --size 4M --thp || return 1
 	describe_is "$(na zipf "$TIMED")" zipf --size 50% --seconds 1 --thp || return 1
-	# plan() reads neither of these: --opt=ARG ("no --records") and the
+	# opt.py's old copy read neither of these: --opt=ARG ("no --records") and the
 	# default size, 100% (exact)
 	describe_is "$(approx zipf 2 records --seed 1 --pattern zipf --zipf-pages 8192 \
 		--zipf-chunk 16 --zipf-threads 2 --alpha 0.5 --accesses 160 -- \
@@ -667,7 +668,7 @@ case_describe_protect() {
 	describe_is "$(na protect "$UNTRACED")" protect --hot 2M --wave 4M --thp || return 1
 	describe_is "$(na protect "--wave 0.01x $RELATIVE")" protect --hot 2M --wave 0.01x || return 1
 	describe_is "$(na protect "--wave 50% $RELATIVE")" protect --wave 50% --hot 10% || return 1
-	# plan() reads neither of these: --opt=ARG (it names --hot 10%) and
+	# opt.py's old copy read neither of these: --opt=ARG (it names --hot 10%) and
 	# the defaults, --hot 40% and --wave 100% (exact, and its --thp note)
 	describe_is "$(na protect "--wave 50% $RELATIVE")" protect --wave=50% --hot 10% || return 1
 	describe_is "$(na protect "--hot 40% (the default) $RELATIVE")" protect || return 1
@@ -687,8 +688,8 @@ case_describe_sqlite() {
 }
 
 # A bad argument exits 2 with --describe as without it, stdout empty; so
-# does an option the workload does not have (plan() calls aws-thrash
-# --seconds 5 timed).
+# does an option the workload does not have (opt.py's old copy called
+# aws-thrash --seconds 5 timed).
 case_describe_bad_args() {
 	for cmd in "zipf --alpha 9" "zipf --size 4M --threads 2 --records 5 --save-trace $TMP/x" \
 	    "randw --size 4Q" "randw --size 8K --threads 3 --writes 1" "thrash --seconds 5" \
