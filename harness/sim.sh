@@ -28,5 +28,12 @@ done
 echo "== zipf, 10 million accesses over 2x frames ($SIM --pattern zipf --accesses 10000000)"
 "$SIM" --pattern zipf --accesses 10000000 --csv "$OUT/zipf.csv" | sed -n '/^policy/,/^OPT/p;/^speed/p'
 echo
+DIST_N=${DIST_N:-560} DIST_SEED=${DIST_SEED:-1}
+PY=$(aws_python) || die "no python3 with pandas and matplotlib (run: make deps)"
+echo "== the workload distribution, $DIST_N instances at 64 MiB of frames ($SIM --distribution $DIST_N --dist-seed $DIST_SEED --frames 16384 --ratio auto)"
+"$SIM" --distribution "$DIST_N" --dist-seed "$DIST_SEED" --frames 16384 --ratio auto \
+	--csv "$OUT/dist.csv"
+"$PY" "$AWS_TOP/harness/experiment/dist.py" "$OUT/dist.csv" --out "$OUT"
+echo
 echo "== selftest"
 "$SIM" --selftest | tail -n 1

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host-side unit test of harness/experiment/results.py, opt.py and
-calibrate.py, as KTAP: on a canned guest output (runs.tsv, matrix.tsv,
-guest-info.txt, opt.csv) it checks the table of runs, its round trip
+"""Host-side unit test of harness/experiment/results.py, opt.py,
+calibrate.py and dist.py, as KTAP: on a canned guest output (runs.tsv,
+matrix.tsv, guest-info.txt, opt.csv) it checks the table of runs, its round trip
 through runs.csv, the medians, the confidence intervals (on inputs whose
 exact interval and level are known, and by their coverage on simulated
 runs), the report of failed or missing runs, that policies come from the
 data, the x OPT figures with their approximate and n/a cells, opt.py's
 choice of trace for each kind of command and its figures on real traces
-(the workloads and aws-sim of build/userspace, run on the host), and
-calibrate.py's verdicts.  make test runs it with the unit tests; no guest
-needed.
+(the workloads and aws-sim of build/userspace, run on the host),
+calibrate.py's verdicts, and dist.py's summary of a distribution.  make
+test runs it with the unit tests; no guest needed.
 """
 import math
 import os
@@ -24,6 +24,7 @@ import pandas as pd
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "experiment"))
 import calibrate as C  # noqa: E402
+import dist as D  # noqa: E402
 import opt as O  # noqa: E402
 import results as R  # noqa: E402
 
@@ -340,6 +341,39 @@ def check_calibrate():
     return "agree, contradict and tie, each cell's verdict, the medians"
 
 
+def check_dist(d):
+    # three instances, known ratios: hold 0.5x, 2x and 1x upstream; OPT 0
+    # on the last (a ratio stays finite); the worst names its instance
+    rows = []
+    for i, fam, params, counts in ((0, "loop", "size=1.5x loops=3", {"upstream": 99, "hold": 49, "LRU": 99, "OPT": 9}),
+                                   (1, "slide", "window=0.7x", {"upstream": 9, "hold": 19, "LRU": 0, "OPT": 0}),
+                                   (2, "zipf", "alpha=0.9", {"upstream": 3, "hold": 3, "LRU": 3, "OPT": 0})):
+        for pol, n in counts.items():
+            rows.append({"instance": i, "dist_seed": 1, "family": fam, "frames": 1024, "accesses": 10,
+                         "distinct_pages": 5, "policy": pol, "swapins": n, "params": params})
+    csv = os.path.join(d, "dist.csv")
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    wide = D.load(csv)
+    s = D.summary(wide, "upstream")
+    h = s[(s.policy == "hold") & (s.against == "upstream")].iloc[0]
+    assert abs(h["median"] - 1.0) < 1e-9 and abs(h["worst"] - 2.0) < 1e-9, h
+    assert (h.worst_instance, h.worst_family, h.worst_params) == (1, "slide", "window=0.7x"), h
+    o = s[(s.policy == "hold") & (s.against == "OPT")].iloc[0]
+    assert abs(o["worst"] - 20.0) < 1e-9, o
+    fam = D.per_family(wide, "upstream")["hold"]
+    assert abs(fam.loc["loop", "median"] - 0.5) < 1e-9, fam
+    out = os.path.join(d, "dist-out")
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, D.__file__, csv, "--out", out], stdout=null).returncode
+    assert rc == 0 and os.path.getsize(os.path.join(out, "dist-cdf.png")) > 0
+    bad = os.path.join(d, "bad.csv")
+    pd.DataFrame([{"instance": 0, "policy": "hold"}]).to_csv(bad, index=False)
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, D.__file__, bad], stdout=null, stderr=null).returncode
+    assert rc == 1, "a CSV that is not aws-sim's was accepted"
+    return "median, worst with its instance, per family, the plot; a foreign CSV refused"
+
+
 def main():
     tests = [("parse_runs_tsv", check_parse), ("runs_csv_round_trip", check_roundtrip),
              ("medians_and_change", check_medians), ("against_the_better_peer", check_against_best),
@@ -347,7 +381,7 @@ def main():
              ("ci_coverage", check_ci_coverage), ("failed_and_missing_runs", check_problems),
              ("x_opt_summary", check_opt_summary), ("table_and_plots_from_data", check_outputs),
              ("opt_trace_recipe", check_opt_recipe), ("opt_on_real_traces", check_opt_real),
-             ("calibrate_rankings", check_calibrate)]
+             ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist)]
     print("KTAP version 1\n1..%d" % len(tests))
     bad = 0
     with tempfile.TemporaryDirectory() as d:
