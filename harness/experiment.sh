@@ -9,15 +9,16 @@
 # harness/guest/jobs/experiment.sh); a second guest (the plan's
 # global-guest-mem), booted alongside it, runs the global-pressure cells,
 # which need a guest whose whole memory is used.
-# harness/experiment/plan.py selects each guest's cells and
+# harness/experiment/plan.py selects each guest's cells (a table) and
 # harness/boot/runner.py hands them to it.  The raw data of both goes to
 # build/results/<UTC timestamp>/ (never to a tracked file),
+# harness/experiment/meta.py writes its meta.json (the exact command,
+# kernel, package, module and git versions),
 # harness/experiment/opt.py derives each run's page-access trace and its
 # OPT and LRU swap-ins on the host (opt.csv; the workload binaries of the
 # tools disk and aws-sim, run on this host: no kernel code),
 # harness/experiment/results.py turns it into the table of runs
-# (runs.csv), the summary, the PNGs and the terminal table, meta.json
-# records the exact command, kernel, package, module and git versions, and
+# (runs.csv), the summary, the PNGs and the terminal table, and
 # build/results/latest points at the new directory.  docs/results.md says
 # which of its files to copy to results/ when a document cites the run.
 #
@@ -104,11 +105,11 @@ snapshot || die "could not take a consistent copy of the kernel, rootfs and tool
 export AWS_BUILD=$SNAP
 
 # Each guest's cells: MAIN and GLOBAL say which guests have any.
-select_cells() { # select_cells main|global: the plan file, or MAIN/GLOBAL=0
+select_cells() { # select_cells main|global: the table of cells, or MAIN/GLOBAL=0
 	local rc=0
 	mkdir -p "$SNAP/input-$1"
 	python3 "$AWS_TOP/harness/experiment/plan.py" select "$PLAN" --boot "$1" --args "$EXTRA" \
-		>"$SNAP/input-$1/plan" || rc=$?
+		>"$SNAP/input-$1/plan.tsv" || rc=$?
 	case $rc in
 	0) return 0 ;;
 	3) return 1 ;;
@@ -129,7 +130,7 @@ boot() {
 	local name=$1 mem=$2 kargs=${4:-} run=$AWS_BUILD/runs/$1 rc=0
 	python3 "$SNAP/harness/boot/runner.py" boot experiment --name "$name" --mem "$mem" \
 		--cpus $CPUS --swap "$SWAP" --variant "$VARIANT" --timeout "$TIMEOUT" --progress \
-		--input "$SNAP/input-$3/plan" --append "$kargs" || rc=$?
+		--input "$SNAP/input-$3/plan.tsv" --append "$kargs" || rc=$?
 	if { [ $rc != 0 ] && [ $rc != 4 ]; } || [ ! -f "$run/results/runs.tsv" ]; then
 		echo "error: make run: the $name guest failed (above) or wrote no runs.tsv;" \
 			"partial data in ${run#"$AWS_TOP"/}/results/" >&2
@@ -153,10 +154,10 @@ if [ $GLOBAL = 1 ]; then
 	boot $NAME-global "$GMEM" global "rodata=off" >"$GLOG" 2>&1 &
 	GPID=$!
 fi
-[ $MAIN = 1 ] && boot $NAME $MEM main
+[ $MAIN = 1 ] && boot $NAME "$MEM" main
 if [ $GLOBAL = 1 ]; then
 	echo "   -- global-pressure guest ($GMEM):"
-	wait $GPID
+	wait "$GPID"
 	grc=$?
 	sed 's/^/   /' "$GLOG"
 	[ $grc = 0 ] || exit 1
@@ -183,59 +184,10 @@ each ktap.log | grep '^# ' >"$OUT/progress.txt"
 # the plan (results.py prints each cell's question from it)
 cp "$AWS_TOP/harness/experiment/plans/$PLAN.plan" "$OUT/"
 
-gi() { cat "$OUT"/guest-info*.txt | sed -n "s/^$1 //p" | head -n 1; }
-git_commit=$(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)
-git_dirty=$(git -C "$AWS_TOP" status --porcelain --untracked-files=no 2>/dev/null | wc -l)
-export M_COMMAND="make run PLAN=$PLAN${EXTRA:+ AWS_RUN_ARGS=$EXTRA}"
-export M_SCRIPT="bash harness/experiment.sh $PLAN"
-export M_PLAN=$PLAN M_ARGS=$EXTRA M_DATE=$START_UTC M_TS=$TS
-M_GUEST_UNAME=$(gi uname_r) M_GUEST_UNAME_V=$(gi uname_v)
-M_PKG="linux-source-6.1 $(kernel_pkg_version)"
-export M_GIT=$git_commit M_GIT_DIRTY=$git_dirty
-# The module declares no MODULE_VERSION, so modinfo has no srcversion (it is
-# recorded if it ever appears); its sha256 and a hash of its sources stand in.
-M_MOD_SRCVERSION=$(gi module_srcversion) M_MOD_SHA256=$(gi module_sha256)
-M_MOD_SRC_HASH=$(cd "$AWS_TOP" && cat module/Kbuild module/*.[ch] include/*.h | sha256sum | cut -c1-16)
-M_MOD_VERMAGIC=$(gi module_vermagic)
-M_KERNEL_SHA256=$(sha256sum <"$SNAP/$KIMG" | cut -d' ' -f1)
-M_TOOLS_SHA256=$(sha256sum <"$SNAP/tools-$VARIANT.img" | cut -d' ' -f1)
-M_QEMU="$(qemu-system-x86_64 --version | head -n 1)"
-M_QEMU_CMD="$(cat "$RUN/qemu-cmdline" 2>/dev/null || echo none)"
-M_QEMU_CMD_GLOBAL="$(cat "$AWS_BUILD/runs/$NAME-global/qemu-cmdline" 2>/dev/null || echo none)"
-M_GMEM=$GMEM M_GUEST_S_GLOBAL=$(sed -n 's/^total_s //p' "$OUT/guest-info-global.txt" 2>/dev/null)
-M_ACCEL=$(each qemu-cmdline | sed -n 's/.*-accel \([^ ]*\).*/\1/p' | head -n 1)
-[ "$GLOBAL" = 1 ] || M_GMEM=none
-[ $MAIN = 1 ] || MEM=none
-export M_MEM=$MEM M_CPUS=$CPUS M_SWAP=$SWAP M_VARIANT=$VARIANT
-M_HOST="$(uname -srm), $(nproc) CPUs"
-M_GUEST_S=$(sed -n 's/^total_s //p' "$OUT/guest-info.txt" 2>/dev/null) M_CONSOLE="build/runs/$NAME/console.log build/runs/$NAME-global/console.log"
-M_PATCHES="$(patch_series | xargs -r -n1 basename | tr '\n' ' ')"
-export M_GUEST_UNAME M_GUEST_UNAME_V M_PKG M_MOD_SRCVERSION M_MOD_SHA256 M_MOD_SRC_HASH M_MOD_VERMAGIC M_KERNEL_SHA256 M_TOOLS_SHA256 M_QEMU M_QEMU_CMD M_QEMU_CMD_GLOBAL M_GMEM M_GUEST_S_GLOBAL M_ACCEL M_HOST M_GUEST_S M_CONSOLE M_PATCHES
-"$PY" - "$OUT/meta.json" <<'EOF'
-import json, os, sys
-e = os.environ
-meta = {
-    "command": e["M_COMMAND"], "script": e["M_SCRIPT"], "plan": e["M_PLAN"],
-    "selection": e["M_ARGS"] or None, "date_utc": e["M_DATE"], "results_dir": "build/results/" + e["M_TS"],
-    "guest_kernel": e["M_GUEST_UNAME"], "guest_kernel_build": e["M_GUEST_UNAME_V"],
-    "kernel_package": e["M_PKG"], "patches": e["M_PATCHES"].split(),
-    "git_commit": e["M_GIT"], "git_tracked_files_modified": int(e["M_GIT_DIRTY"]),
-    "module_srcversion": e["M_MOD_SRCVERSION"] or None,
-    "module_sha256": e["M_MOD_SHA256"],
-    "module_source_sha256_16": e["M_MOD_SRC_HASH"],
-    "module_vermagic": e["M_MOD_VERMAGIC"], "kernel_variant": e["M_VARIANT"],
-    "bzimage_sha256": e["M_KERNEL_SHA256"], "tools_image_sha256": e["M_TOOLS_SHA256"],
-    "qemu": e["M_QEMU"], "accel": e["M_ACCEL"], "guest_mem": e["M_MEM"],
-    "guest_cpus": int(e["M_CPUS"]), "swap": e["M_SWAP"], "host": e["M_HOST"],
-    "qemu_cmdline": e["M_QEMU_CMD"], "guest_matrix_seconds": e["M_GUEST_S"],
-    "global_guest_mem": e["M_GMEM"], "qemu_cmdline_global": e["M_QEMU_CMD_GLOBAL"],
-    "global_guest_matrix_seconds": e["M_GUEST_S_GLOBAL"],
-    "console_logs": e["M_CONSOLE"] + " (not kept in results/)",
-}
-with open(sys.argv[1], "w") as f:
-    json.dump(meta, f, indent=1)
-    f.write("\n")
-EOF
+# meta.json: meta.py reads it from the guest-info files, the plan, the
+# runner's run folders and the tree; it is told what only this script knows.
+python3 "$AWS_TOP/harness/experiment/meta.py" "$OUT" --plan "$PLAN" --selection "$EXTRA" \
+	--start "$START_UTC" --main $NAME --global $NAME-global
 [ -s "$OUT/meta.json" ] || die "could not write $OUT/meta.json"
 
 # OPT, LRU and the simulator's policies for each cell's trace: a few

@@ -10,15 +10,26 @@ usage: plan.py list                       the plans there are
 
 A plan is data (short.plan documents the format): a header, then cells,
 each with its memory limit, policies, command and the question it asks.
-The guest's experiment (harness/guest/jobs/experiment.sh) reads the plan
-that `select` writes for one guest: the cells that guest runs (the
-memcg-limited ones in the main guest, the "global" ones in the second),
-those whose name matches `only`, with reps set to `n`, and the policy
-globs of `policies` as a "policy-filter" line (the guest expands "all"
-and applies it: only it knows the module's policies).  `select` exits 3
-when no cell is left for that guest, so the host does not boot it.  The
-selection never travels on the kernel command line: harness/boot/runner.py
-hands the file to the guest on its results disk.
+The plan is parsed here only.  `select` writes, for one guest, a table
+that harness/guest/jobs/experiment.sh reads without knowing the plan's
+grammar: tab-separated lines, '#' comments, first the header
+
+    plan<TAB>NAME               the plan's name
+    boot<TAB>main|global        which guest this is
+    reps<TAB>N                  the plan's reps, or n=
+    policy-filter<TAB>GLOBS     policies= (colon-separated globs), if given
+
+then one line per cell that guest runs (the memcg-limited ones in the main
+guest, the "global" ones in the second; those whose name matches `only`):
+
+    cell<TAB>NAME<TAB>LIMIT<TAB>POLICIES<TAB>COMMAND
+
+POLICIES space-separated as the plan gives them (the guest expands "all"
+and applies the filter: only it knows the module's policies).  A plan
+value or AWS_RUN_ARGS with a tab (or a line break) in it is refused.
+`select` exits 3 when no cell is left for that guest, so the host does
+not boot it.  The selection never travels on the kernel command line:
+harness/boot/runner.py hands the table to the guest on its results disk.
 
 Standard library only; harness/unit/test-plans.py tests it.
 """
@@ -84,6 +95,9 @@ def parse(plan):
             key, _, value = line.partition(" ")
             value = value.strip()
             where = "%s:%d" % (shown(path), i)
+            if "\t" in line:
+                raise PlanError("%s: a tab in '%s': a plan separates with spaces (the guest's"
+                                " table of cells is tab-separated)" % (where, key.split("\t")[0]))
             if not value:
                 raise PlanError("%s: '%s' has no value" % (where, key))
             if key == "cell":
@@ -155,6 +169,8 @@ def names():
 def parse_args(args):
     """AWS_RUN_ARGS ("n=N,only=GLOB:GLOB,policies=GLOB:GLOB") -> dict."""
     out = {}
+    if "\t" in args or "\n" in args:
+        raise PlanError("AWS_RUN_ARGS: a tab or line break in '%s'" % args.strip())
     for a in filter(None, args.split(",")):
         key, eq, value = a.partition("=")
         if not eq or key not in ("n", "only", "policies") or not value:
@@ -169,7 +185,8 @@ def parse_args(args):
 
 
 def select(plan, boot, args=""):
-    """The plan one guest runs, as text; None if it has no cell."""
+    """The table of one guest's cells (the module's docstring), as text;
+    None if it has no cell."""
     header, cells = check(plan)
     sel = parse_args(args)
     only = sel.get("only", "*").split(":")
@@ -177,16 +194,14 @@ def select(plan, boot, args=""):
              any(fnmatch.fnmatchcase(c["name"], g) for g in only)]
     if not cells:
         return None
-    out = ["# %s, selected for the %s guest (harness/experiment/plan.py select%s)"
-           % (shown(path_of(plan)), boot, " --args " + args if args else ""),
-           "plan %s" % os.path.basename(path_of(plan))[:-5],
-           "boot %s" % boot,
-           "reps %s" % sel.get("n", header["reps"])]
+    rows = [("plan", os.path.basename(path_of(plan))[:-5]), ("boot", boot),
+            ("reps", sel.get("n", header["reps"]))]
     if "policies" in sel:
-        out.append("policy-filter %s" % sel["policies"])
-    for c in cells:
-        out += ["cell " + c["name"]] + ["%s %s" % (k, c[k]) for k in CELL_KEYS]
-    return "\n".join(out) + "\n"
+        rows.append(("policy-filter", sel["policies"]))
+    rows += [("cell", c["name"], c["limit"], c["policies"], c["run"]) for c in cells]
+    return "# %s, selected for the %s guest (harness/experiment/plan.py select%s)\n" % (
+        shown(path_of(plan)), boot, " --args " + args if args else "") + \
+        "".join("\t".join(r) + "\n" for r in rows)
 
 
 def main(argv):

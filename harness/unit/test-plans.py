@@ -6,9 +6,10 @@ and the plan reader of harness/guest/jobs/experiment.sh), as KTAP on stdout.
 Every plan in harness/experiment/plans/ is well formed; `select` gives each
 guest its own cells, applies only= and n=, passes policies= on, and says
 when a guest has no cell; each kind of mistake in a plan or in AWS_RUN_ARGS
-is refused with a message that names it; and the guest's reader, run here in
-bash on the selected file, sees the same cells, limits, policies and
-commands as plan.py.  make test runs it with the unit tests.
+is refused with a message that names it (a tab in a value too: the table
+`select` writes for the guest is tab-separated); and the guest's reader of
+that table, run here in bash on it, comes out with the plan's cells,
+limits, policies and commands.  make test runs it with the unit tests.
 """
 import os
 import re
@@ -29,8 +30,13 @@ def case(name, ok, why=""):
                                    " # " + why if why else ""))
 
 
+def rows_of(text):
+    """select's table: its lines, split at the tabs (comments left out)."""
+    return [ln.split("\t") for ln in text.splitlines() if not ln.startswith("#")]
+
+
 def cells_of(text):
-    return [ln.split(" ", 1)[1] for ln in text.splitlines() if ln.startswith("cell ")]
+    return [r[1] for r in rows_of(text) if r[0] == "cell"]
 
 
 for name in plan.names():
@@ -43,8 +49,9 @@ for name in plan.names():
 main = plan.select("short", "main", "n=1,only=thrash-*:loop,policies=protect:detect")
 want = ["thrash-seed", "thrash-detect", "loop"]
 case("select_applies_only_n_and_policies",
-     main is not None and cells_of(main) == want and "\nreps 1\n" in main and
-     "\npolicy-filter protect:detect\n" in main and "\nboot main\n" in main,
+     main is not None and cells_of(main) == want and ["reps", "1"] in rows_of(main) and
+     ["policy-filter", "protect:detect"] in rows_of(main) and ["boot", "main"] in rows_of(main) and
+     all(len(r) == (5 if r[0] == "cell" else 2) for r in rows_of(main)),
      "cells %s" % (cells_of(main) if main else None))
 glob = plan.select("short", "global")
 case("global_cells_go_to_the_global_guest_only",
@@ -80,6 +87,7 @@ bad = [
     ("second_value", GOOD.replace("asks is", "limit 32M\nasks is"), r"a second 'limit'"),
     ("bad_guest_mem", GOOD.replace("swap 1G", "swap 1G\nguest-mem 256"),
      r"guest-mem must look like"),
+    ("a_tab_in_a_value", GOOD.replace("--size 96M", "--size\t96M"), r":9: a tab in 'run'"),
 ]
 path = os.path.join(TMP, "t.plan")
 with open(path, "w") as f:
@@ -99,7 +107,8 @@ for name, text, msg in bad:
     except plan.PlanError as e:
         case("plan_refuses_%s" % name, re.search(msg, str(e)) is not None, str(e)[-90:])
 for name, args, msg in (("n_0", "n=0", "positive integer"), ("unknown", "x=1", "'x=1' is not"),
-                        ("twice", "n=1,n=2", "given twice"), ("empty", "only=", "'only=' is not")):
+                        ("twice", "n=1,n=2", "given twice"), ("empty", "only=", "'only=' is not"),
+                        ("a_tab", "policies=nomod\tdetect", "a tab")):
     try:
         plan.parse_args(args)
         case("run_args_refuse_%s" % name, False, "accepted %s" % args)
@@ -107,20 +116,23 @@ for name, args, msg in (("n_0", "n=0", "positive integer"), ("unknown", "x=1", "
         case("run_args_refuse_%s" % name, msg in str(e), str(e))
 
 # The guest's reader (the block of experiment.sh from PLANFILE= to the
-# helpers), in bash here, must see what plan.py sees.
+# helpers), in bash here on the table select writes, must come out with
+# the plan's cells ("all" expanded), the selection's reps and filter.
 guest = os.path.join(HARNESS, "guest", "jobs", "experiment.sh")
 with open(guest) as f:
     src = f.read()
 start, end = src.index("\nPLANFILE="), src.index("\n# ---- helpers")
-reader = src[start:end].replace("PLANFILE=/tmp/input/plan", "PLANFILE=$1")
+reader = src[start:end].replace("PLANFILE=/tmp/input/plan.tsv", "PLANFILE=$1")
 POLICIES = "nomod mglru damon damonfast " + " ".join(plan.module_policies())
 dump = """
 for c in "${CELLS[@]}"; do printf '%s\\t%s\\t%s\\t%s\\n' "$c" "${C_LIMIT[$c]}" "${C_POLS[$c]% }" "${C_CMD[$c]}"; done
 echo "reps=$REPS boot=$BOOT plan=$PLAN filter=$POLS"
 """
 for name in plan.names():
-    for boot in ("main", "global"):
-        text = plan.select(name, boot, "policies=d*")
+    header, cells = plan.check(name)
+    for boot, args, reps, pols in (("main", "policies=d*:*-r3", header["reps"], "d*:*-r3"),
+                                   ("global", "n=2", "2", "")):
+        text = plan.select(name, boot, args)
         if text is None:
             continue
         sel = os.path.join(TMP, "sel")
@@ -129,16 +141,15 @@ for name in plan.names():
         r = subprocess.run(["bash", "-c", "POLICIES='%s'\n%s\n%s" % (POLICIES, reader, dump),
                             "reader", sel], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
-        _, cells = plan.check(name)
-        cells = [c for c in cells if (c["limit"] == "global") == (boot == "global")]
-        want = ["%s\t%s\t%s\t%s" % (c["name"], c["limit"],
-                                    c["policies"].replace("all", POLICIES), c["run"]) for c in cells]
-        want.append("reps=%s boot=%s plan=%s filter=d*" % (plan.check(name)[0]["reps"], boot, name))
+        mine = [c for c in cells if (c["limit"] == "global") == (boot == "global")]
+        want = ["%s\t%s\t%s\t%s" % (c["name"], c["limit"], " ".join(
+            POLICIES if p == "all" else p for p in c["policies"].split()), c["run"]) for c in mine]
+        want.append("reps=%s boot=%s plan=%s filter=%s" % (reps, boot, name, pols))
         got = r.stdout.splitlines()
         diff = [g for g, w in zip(got, want) if g != w][:1]
-        case("guest_reads_plan_%s_%s_as_plan_py_does" % (name, boot),
+        case("guest_reads_the_%s_cells_of_plan_%s" % (boot, name),
              r.returncode == 0 and got == want,
-             "%d cells%s" % (len(cells), "; first difference: %s" % diff if diff else
+             "%d cells%s" % (len(mine), "; first difference: %s" % diff if diff else
                              "" if got == want else "; output: %s" % r.stdout[-120:]))
 
 print("KTAP version 1")

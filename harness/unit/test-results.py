@@ -9,11 +9,16 @@ runs), the report of failed or missing runs, that policies come from the
 data, the x OPT figures with their approximate and n/a cells, opt.py's
 choice of trace for each kind of command and its figures on real traces
 (the workloads and aws-sim of build/userspace, run on the host),
-calibrate.py's verdicts, and dist.py's summary of a distribution.  make
-test runs it with the unit tests; no guest needed.
+calibrate.py's verdicts, dist.py's summary of a distribution, and the
+meta.json meta.py writes for a made-up run.  make test runs it with the
+unit tests; no guest needed.
 """
+import glob
+import hashlib
+import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -21,8 +26,8 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "experiment"))
+HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(HARNESS, "experiment"))
 import calibrate as C  # noqa: E402
 import dist as D  # noqa: E402
 import opt as O  # noqa: E402
@@ -374,6 +379,69 @@ def check_dist(d):
     return "median, worst with its instance, per family, the plot; a foreign CSV refused"
 
 
+def check_meta(d):
+    """meta.py on a made-up run of the short plan (a build folder with its
+    images and the runner's run folders, a results folder with the guests'
+    guest-info): the keys of every meta.json in results/, in their order,
+    and the values from each source."""
+    top = os.path.dirname(HARNESS)
+    cited = {tuple(json.load(open(f))) for f in glob.glob(os.path.join(top, "results", "*", "meta.json"))}
+    assert len(cited) == 1, "results/*/meta.json disagree on their keys: %s" % cited
+    keys = cited.pop()
+    build = os.path.join(d, "meta-build")
+    images = {"kernel-default/arch/x86/boot/bzImage": b"a kernel", "rootfs.img": b"",
+              "tools-default.img": b"a tools disk"}
+    for f, data in images.items():
+        os.makedirs(os.path.dirname(os.path.join(build, f)), exist_ok=True)
+        with open(os.path.join(build, f), "wb") as fh:
+            fh.write(data)
+    cmdline = "qemu-system-x86_64 -accel tcg,thread=single -cpu max -m %s -smp 2 -kernel x -append a b"
+    info = ("plan short\nboot %s\nuname_r 6.1.192\nuname_v #5 SMP PREEMPT_DYNAMIC Sat Dec  5\n"
+            "module_sha256 0fbc\nmodule_srcversion \nmodule_vermagic 6.1.192 SMP preempt mod_unload \n"
+            "swap_device /dev/vdc 1048572 kB\ntotal_s %s\n")
+    got = {}
+    for boot, run, gi, mem, secs in (("main", "exp", "guest-info.txt", "512M", "18.986"),
+                                     ("global", "exp-global", "guest-info-global.txt", "128M", "82.5")):
+        out = os.path.join(d, "meta-results", "20261205T0%s" % boot)
+        os.makedirs(os.path.join(build, "runs", run))
+        os.makedirs(out)
+        with open(os.path.join(build, "runs", run, "qemu-cmdline"), "w") as f:
+            f.write(cmdline % mem + "\n")
+        with open(os.path.join(build, "runs", run, "verdict.json"), "w") as f:
+            json.dump({"name": run, "variant": "default", "status": "ok"}, f)
+        with open(os.path.join(out, gi), "w") as f:
+            f.write(info % (boot, secs))
+        r = subprocess.run([sys.executable, os.path.join(HARNESS, "experiment", "meta.py"), out,
+                            "--plan", "short", "--selection", "n=1,only=%s" % ("loop" if boot == "main" else
+                                                                               "protect-global"),
+                            "--start", "2026-12-05T04:46:30Z", "--main", "exp", "--global", "exp-global"],
+                           env=dict(os.environ, AWS_BUILD=build), stderr=subprocess.PIPE, text=True)
+        assert r.returncode == 0, r.stderr
+        with open(os.path.join(out, "meta.json")) as f:
+            got[boot] = m = json.load(f)
+        assert tuple(m) == keys, "keys %s, not results/'s %s" % (list(m), list(keys))
+        # one guest booted: the other's three values say so
+        other = "global" if boot == "main" else "main"
+        mine = {"main": ("guest_mem", "qemu_cmdline", "guest_matrix_seconds"),
+                "global": ("global_guest_mem", "qemu_cmdline_global", "global_guest_matrix_seconds")}
+        assert [m[k] for k in mine[boot]] == [mem, cmdline % mem, secs], m
+        assert [m[k] for k in mine[other]] == ["none", "none", ""], m
+    m = got["main"]
+    sha = hashlib.sha256(b"a kernel").hexdigest()
+    assert (m["command"], m["script"], m["selection"], m["date_utc"], m["results_dir"]) == (
+        "make run PLAN=short AWS_RUN_ARGS=n=1,only=loop", "bash harness/experiment.sh short",
+        "n=1,only=loop", "2026-12-05T04:46:30Z", "build/results/20261205T0main"), m
+    assert (m["guest_kernel"], m["guest_kernel_build"], m["module_srcversion"], m["module_vermagic"]) == (
+        "6.1.192", "#5 SMP PREEMPT_DYNAMIC Sat Dec  5", None, "6.1.192 SMP preempt mod_unload "), m
+    assert (m["kernel_variant"], m["bzimage_sha256"], m["accel"], m["guest_cpus"], m["swap"]) == (
+        "default", sha, "tcg,thread=single", 2, "1G"), m
+    assert m["patches"] and all(os.path.isfile(os.path.join(top, "patches", p)) for p in m["patches"]), m
+    assert re.match(r"^[0-9a-f]{40}$", m["git_commit"]) and isinstance(m["git_tracked_files_modified"], int)
+    assert m["kernel_package"].startswith("linux-source-6.1 ") and m["console_logs"] == \
+        "build/runs/exp/console.log build/runs/exp-global/console.log (not kept in results/)", m
+    return "%d keys in results/' order; main-only and global-only runs" % len(m)
+
+
 def main():
     tests = [("parse_runs_tsv", check_parse), ("runs_csv_round_trip", check_roundtrip),
              ("medians_and_change", check_medians), ("against_the_better_peer", check_against_best),
@@ -381,7 +449,8 @@ def main():
              ("ci_coverage", check_ci_coverage), ("failed_and_missing_runs", check_problems),
              ("x_opt_summary", check_opt_summary), ("table_and_plots_from_data", check_outputs),
              ("opt_trace_recipe", check_opt_recipe), ("opt_on_real_traces", check_opt_real),
-             ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist)]
+             ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist),
+             ("meta_json_from_its_sources", check_meta)]
     print("KTAP version 1\n1..%d" % len(tests))
     bad = 0
     with tempfile.TemporaryDirectory() as d:

@@ -4,7 +4,7 @@
 # `make run` guest job: the policy experiment, policies x workloads in one
 # boot.  Driven by harness/experiment.sh on the host, which boots the guest
 # twice, once for the memcg-limited cells (512 MB guest) and once for the
-# global-pressure cells (a second guest), each with the plan file that
+# global-pressure cells (a second guest), each with the table of cells that
 # harness/experiment/plan.py selected for it (below).  Output in
 # /tmp/results (tarred by the guest init):
 #
@@ -48,37 +48,33 @@ POLICIES="nomod mglru $MODPOLS"
 [ -d $DAMON ] && POLICIES="nomod mglru damon damonfast $MODPOLS"
 
 # ---- the plan ------------------------------------------------------------
-# The cells come from the plan file the host selected for this guest
-# (harness/experiment/plan.py select; harness/experiment/plans/*.plan document
-# the format), handed over on the results disk (/tmp/input/plan).  "KEY VALUE"
-# lines: plan, boot (main or global), reps, policy-filter (colon-separated
-# globs, optional), then per cell: cell NAME, limit (a memory.max value, or
-# "global": no memcg limit, the run still gets its own cgroup, for
-# memory.stat), policies ("all" is every policy above), run (the command) and
-# asks (its question).
-PLANFILE=/tmp/input/plan
+# The cells come from the table the host selected for this guest from the
+# plan (harness/experiment/plan.py select, whose docstring gives the format),
+# handed over on the results disk (/tmp/input/plan.tsv): tab-separated lines,
+# "plan", "boot" (main or global), "reps" and "policy-filter" (colon-separated
+# globs, optional) with their values, then "cell NAME LIMIT POLICIES COMMAND"
+# for each cell.  LIMIT is a memory.max value, or "global": no memcg limit
+# (the run still gets its own cgroup, for memory.stat); POLICIES "all" is
+# every policy above.
+PLANFILE=/tmp/input/plan.tsv
 [ -r $PLANFILE ] || { echo "# experiment: FATAL: no plan file $PLANFILE from the host"; exit 1; }
-PLAN='' BOOT='' REPS='' POLS='' c=''
+PLAN='' BOOT='' REPS='' POLS=''
 CELLS=()
 declare -A C_LIMIT C_POLS C_CMD
-while read -r key value; do
+while IFS=$'\t' read -r key c limit pols cmd; do
 	case $key in
 	'' | '#'*) ;;
-	plan) PLAN=$value ;;
-	boot) BOOT=$value ;;
-	reps) REPS=$value ;;
-	policy-filter) POLS=$value ;;
-	cell) c=$value CELLS+=("$value") ;;
-	limit) C_LIMIT[$c]=$value ;;
-	policies)
-		C_POLS[$c]=''
-		for p in $value; do
+	plan) PLAN=$c ;;
+	boot) BOOT=$c ;;
+	reps) REPS=$c ;;
+	policy-filter) POLS=$c ;;
+	cell)
+		CELLS+=("$c") C_LIMIT[$c]=$limit C_CMD[$c]=$cmd C_POLS[$c]=''
+		for p in $pols; do
 			[ "$p" = all ] && p=$POLICIES
 			C_POLS[$c]+="$p "
 		done
 		;;
-	run) C_CMD[$c]=$value ;;
-	asks) ;;
 	*) echo "# experiment: FATAL: $PLANFILE: unknown key '$key'"; exit 1 ;;
 	esac
 done <$PLANFILE
