@@ -264,35 +264,44 @@ expect stable_loud_ones_in_memcg memcg_activate "$fsm" -eq $((fsa - fsq))
 # detect and upstream on the anon rule, side by side in sibling cgroups
 # (so the guest's size does not matter): detect compares an anon refault's
 # distance with active anon only, 6.1 (upstream) with active anon plus
-# every file page.  Each sibling reads a 12M file twice (active file) and
-# then loops over 40M of anon memory in 40M, whose refault distances lie
-# beyond active anon but within active anon plus the file.  swappiness
-# 200 keeps reclaim off the file (no file rule in play).  Without the
-# file, detect admits those refaults too: the difference is the file.
-# Measured, 17 runs of each pair (make test's 256M guest and 512M):
-# with the file, detect 0-6 activations, upstream 6,911-23,961; without,
-# detect 1,756-14,709.  500 is far from all three.
-SIB_FILE=/var/tmp/aws-sib-file
-SIB_ACT=500
+# every file page.  Each sibling writes a 12M file of its own (so its page
+# cache is charged to it), reads it twice (active file), and then loops
+# over 40M of anon memory in 40M, whose refault distances lie beyond
+# active anon but within active anon plus the file.  swappiness 200 keeps
+# reclaim off the file (no file rule in play).  Without the file, detect
+# admits those refaults too: the difference is the file.  A first version
+# had both siblings read one shared file: who was charged for its cache
+# depended on which read came first, and when the cache was charged
+# elsewhere detect had no file and activated 20,057 (debug kernel).
+# Measured with a file each, 8 pairs in make test's 256M guest: 12M of
+# active file in every sibling; detect 0-1 activations, upstream
+# 14,734-17,934; without the file detect 784-8,447 (784 the first pair of
+# the boot).  On the debug kernel, 2 pairs: detect 0-1, upstream 3,800 and
+# 13,838, without the file 6,753-7,725.  Each bound is a few times inside
+# what it separates.
+SIB_DETECT_MAX=100 SIB_UPSTREAM_MIN=1000 SIB_NOFILE_MIN=200
 sibling() { # sibling NAME POLICY file|none: run one member, its cgroup kept
-	local cg=$CG/$1
+	local cg=$CG/$1 f=/var/tmp/aws-$1
 	mkdir -p "$cg" && echo 40M >"$cg/memory.max" && echo "$2" >"$cg/memory.anon_ws_policy"
 	(echo $BASHPID >"$cg/cgroup.procs" || exit 1
-	 if [ "$3" = file ]; then cat $SIB_FILE >/dev/null && cat $SIB_FILE >/dev/null; fi
+	 if [ "$3" = file ]; then
+		dd if=/dev/zero of="$f" bs=1M count=12 status=none && sync &&
+			cat "$f" >/dev/null && cat "$f" >/dev/null
+	 fi
+	 cg_stat "$1" active_file >/tmp/$1.file
 	 exec aws-loop --size 40M --loops 3) >/tmp/$1.out 2>&1
+	rm -f "$f"
 }
 sib_act() { cg_stat "$1" workingset_activate_anon; rmdir "$CG/$1"; }
 CG=/sys/fs/cgroup
 echo +memory >$CG/cgroup.subtree_control
-dd if=/dev/urandom of=$SIB_FILE bs=1M count=12 status=none && sync
-echo 3 >/proc/sys/vm/drop_caches
 swappiness=$(cat /proc/sys/vm/swappiness)
 echo 200 >/proc/sys/vm/swappiness
 set_policy stock
 sibling sib-fd detect file & sibling sib-fu upstream file & wait
 sibling sib-nd detect none & wait
 echo "$swappiness" >/proc/sys/vm/swappiness
-rm -f $SIB_FILE
+ffd=$(cat /tmp/sib-fd.file) ffu=$(cat /tmp/sib-fu.file)
 fd=$(sib_act sib-fd) fu=$(sib_act sib-fu) nd=$(sib_act sib-nd)
 vf=0
 for m in sib-fd sib-fu sib-nd; do
@@ -300,9 +309,11 @@ for m in sib-fd sib-fu sib-nd; do
 	vf=$((vf + ${v:-1}))
 done
 expect siblings_verified verify_fail "$vf" -eq 0
+diag "siblings, active file before the loop: detect $ffd, upstream $ffu bytes"
+expect siblings_file_resident active_file_min "$((ffd < ffu ? ffd : ffu))" -ge $((10 << 20))
 diag "siblings, activations: with the file detect $fd, upstream $fu; without it detect $nd"
-expect upstream_counts_file_in_anon_workingset workingset_activate_anon "$fu" -gt $SIB_ACT
-expect detect_counts_active_anon_only workingset_activate_anon "$fd" -lt $SIB_ACT
-expect detect_admits_without_the_file workingset_activate_anon "$nd" -gt $SIB_ACT
+expect upstream_counts_file_in_anon_workingset workingset_activate_anon "$fu" -gt $SIB_UPSTREAM_MIN
+expect detect_counts_active_anon_only workingset_activate_anon "$fd" -lt $SIB_DETECT_MAX
+expect detect_admits_without_the_file workingset_activate_anon "$nd" -gt $SIB_NOFILE_MIN
 rmmod anon_workingset
 ktap_end
