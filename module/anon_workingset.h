@@ -121,7 +121,7 @@ static inline void aws_count_distance(unsigned long distance,
 						       workingset_size)]);
 }
 
-extern atomic_long_t aws_sweeps, aws_switches, aws_last_sweep;
+extern atomic_long_t aws_sweeps, aws_switches, aws_last_sweep, aws_dying_writes;
 int aws_stats_init(void);
 void aws_stats_exit(void);
 

@@ -38,13 +38,17 @@
  * aged only by the events of its own cgroups' folios, in their lruvecs and
  * every ancestor's.
  *
- * Deleted cgroups.  The shadows of a deleted cgroup's pages stay where they
- * are and keep their meaning: each is judged by the policy that stamped it,
- * on the clock it was stamped on, while the memcg of its eviction lruvec
- * lives (its pages' swap entries keep their own memcg's id alive); once
- * that memcg is gone, the refault is not judged, as stock does.  A new
- * cgroup that gets a recycled memcg id starts with fresh private state
- * (aws_state_claim() in aws_main.c).
+ * Deleted cgroups.  A write that reaches a cgroup whose deletion has begun
+ * (CSS_DYING: rmdir has started and waits for the write to finish before
+ * it removes the files) is refused with -ENODEV, as kernfs refuses one
+ * that comes after: a dying cgroup's settings never change.  The shadows
+ * of a deleted cgroup's pages stay where they are and keep their meaning:
+ * each is judged by the policy that stamped it, on the clock it was
+ * stamped on, while the memcg of its eviction lruvec lives (its pages'
+ * swap entries keep their own memcg's id alive); once that memcg is gone,
+ * the refault is not judged, as stock does.  A new cgroup that gets a
+ * recycled memcg id starts with fresh private state (aws_state_claim() in
+ * aws_main.c).
  *
  * A change of a cgroup's policy is a policy switch like a global one
  * (aws_switch.c): every shadow in the swap caches is swept, those of other
@@ -62,6 +66,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cgroup.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/memcontrol.h>
 #include <linux/module.h>
@@ -183,10 +188,39 @@ static int aws_cg_policy_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+#ifdef CONFIG_ANON_WS_HOOKS_DEBUG
+/* Widens the window between a write's start and its dying check, for tests. */
+static unsigned int cgroup_write_delay_ms;
+module_param(cgroup_write_delay_ms, uint, 0644);
+MODULE_PARM_DESC(cgroup_write_delay_ms,
+		 "sleep this long in a cgroup file write before it checks the cgroup");
+#endif
+
 /* See "Who may write" above. */
 static bool aws_cg_may_write(struct kernfs_open_file *of)
 {
 	return file_ns_capable(of->file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
+/*
+ * Take the parameter lock for a write to @of's cgroup; -ENODEV, unlocked,
+ * if the cgroup is being deleted (see "Deleted cgroups" above).
+ */
+static int aws_cg_lock_live(struct kernfs_open_file *of)
+{
+#ifdef CONFIG_ANON_WS_HOOKS_DEBUG
+	unsigned int delay = READ_ONCE(cgroup_write_delay_ms);
+
+	if (delay)
+		msleep(delay);
+#endif
+	kernel_param_lock(THIS_MODULE);
+	if (READ_ONCE(of_css(of)->flags) & CSS_DYING) {
+		kernel_param_unlock(THIS_MODULE);
+		atomic_long_inc(&aws_dying_writes);
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
@@ -205,7 +239,9 @@ static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 			return -EINVAL;
 		idx = aws_policy_index(p) + 1;
 	}
-	kernel_param_lock(THIS_MODULE);
+	ret = aws_cg_lock_live(of);
+	if (ret)
+		return ret;
 	old = aws_cg_get(id);
 	new = (old & ~AWS_CG_POLICY_MASK) | idx;
 	if (new != old) {
@@ -251,7 +287,9 @@ static ssize_t aws_cg_ratio_write(struct kernfs_open_file *of, char *buf,
 			return -EINVAL;
 		r = ratio + 1;
 	}
-	kernel_param_lock(THIS_MODULE);
+	ret = aws_cg_lock_live(of);
+	if (ret)
+		return ret;
 	old = aws_cg_get(id);
 	ret = aws_cg_set(id, (old & AWS_CG_POLICY_MASK) |
 			 r << AWS_CG_RATIO_SHIFT);

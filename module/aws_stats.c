@@ -27,7 +27,7 @@
 #include "anon_workingset.h"
 
 DEFINE_PER_CPU(struct aws_counters, aws_counters);
-atomic_long_t aws_sweeps, aws_switches, aws_last_sweep;
+atomic_long_t aws_sweeps, aws_switches, aws_last_sweep, aws_dying_writes;
 /* The sums at the last reset, under aws_base_lock. */
 static struct aws_counters aws_base;
 static DEFINE_MUTEX(aws_base_lock);
@@ -90,6 +90,7 @@ static void aws_reset(void)
 	aws_sum(&aws_base);
 	atomic_long_set(&aws_sweeps, 0);
 	atomic_long_set(&aws_switches, 0);
+	atomic_long_set(&aws_dying_writes, 0);
 	mutex_unlock(&aws_base_lock);
 }
 
@@ -130,6 +131,8 @@ static int aws_show(struct seq_file *m, void *v)
 		seq_printf(m, "%s %lu\n", aws_counter_names[i], sum.count[i]);
 	seq_printf(m, "sweeps %ld\n", atomic_long_read(&aws_sweeps));
 	seq_printf(m, "switches %ld\n", atomic_long_read(&aws_switches));
+	seq_printf(m, "dying_cgroup_writes %ld\n",
+		   atomic_long_read(&aws_dying_writes));
 	seq_printf(m, "last_sweep_shadows %ld\n",
 		   atomic_long_read(&aws_last_sweep));
 	for (i = 0; i < AWS_HIST_BUCKETS; i++) {

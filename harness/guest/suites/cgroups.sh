@@ -8,6 +8,7 @@
 # setting inherits its parent's; a cgroup's policy changes under a
 # verifying load like a global switch (counted, swept); a deleted cgroup's
 # setting is dropped and a new cgroup of the same name starts at default;
+# a write in flight when rmdir begins is refused by the module itself;
 # bad input is refused with nothing changed; each policy ages clocks of its
 # own; a delegatee cannot write the files; a deleted cgroup's shadows are
 # judged by the policy that stamped them; a recycled memcg id starts with
@@ -229,11 +230,37 @@ rmdir $CG/pd
 n0=$(aws_stat cgroups_with_settings) sw=$(aws_stat switches)
 if ! { echo detect >&7; } 2>/dev/null && [ "$(aws_stat switches)" = "$sw" ] &&
 	[ "$(aws_stat cgroups_with_settings)" = "$n0" ]; then
-	ok "write_to_deleted_cgroup_fails # refused through an open file; settings $n0, switches $sw"
+	ok "write_to_deleted_cgroup_fails # refused by kernfs through an open file; settings $n0, switches $sw"
 else
 	fail write_to_deleted_cgroup_fails "settings $n0 -> $(aws_stat cgroups_with_settings), switches $sw -> $(aws_stat switches)"
 fi
 exec 7>&-
+# A write already inside the module when rmdir starts: rmdir marks the
+# css dying and waits for the write before it removes the files, so only
+# the module can refuse it (the debug knob holds the write in that window).
+mkdir $CG/pd
+n0=$(aws_stat cgroups_with_settings) sw=$(aws_stat switches)
+dw=$(aws_stat dying_cgroup_writes)
+echo 1500 >$AWS_PARAMS/cgroup_write_delay_ms
+( echo detect >$CG/pd/memory.anon_ws_policy ) 2>/tmp/pd.err &
+wp=$!
+sleep 0.5
+t0=$(date +%s%N)
+rmdir $CG/pd; rrc=$?
+t1=$(date +%s%N)
+wait $wp; wrc=$?
+echo 0 >$AWS_PARAMS/cgroup_write_delay_ms
+waited=$(((t1 - t0) / 1000000))
+diag "write in flight: exit $wrc ($(cat /tmp/pd.err)); rmdir rc $rrc after $waited ms"
+if [ $wrc != 0 ] && grep -q 'No such device' /tmp/pd.err && [ $rrc = 0 ] &&
+	[ "$(aws_stat dying_cgroup_writes)" = $((dw + 1)) ] &&
+	[ "$(aws_stat switches)" = "$sw" ] &&
+	[ "$(aws_stat cgroups_with_settings)" = "$n0" ] && [ $waited -ge 300 ]; then
+	ok "write_during_rmdir_refused_by_module # ENODEV from the module, rmdir waited $waited ms, switches $sw"
+else
+	fail write_during_rmdir_refused_by_module "exit $wrc, dying writes $dw -> $(aws_stat dying_cgroup_writes)," \
+		"switches $sw -> $(aws_stat switches), settings $n0 -> $(aws_stat cgroups_with_settings)"
+fi
 
 # Each policy ages clocks of its own: a load in pa (detect) moves detect's
 # clock of the root lruvec (aged up through the ancestors) and not hold's;
