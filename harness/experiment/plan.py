@@ -226,8 +226,9 @@ def main(argv):
                 return 3
             sys.stdout.write(text)
         else:
-            print(__doc__.split("\n\n")[0].split("\n", 2)[2], file=sys.stderr)
-            return 1
+            print(next(p for p in __doc__.split("\n\n") if p.startswith("usage:")),
+                  file=sys.stderr)
+            return 2
     except PlanError as e:
         print("error: %s" % e, file=sys.stderr)
         return 1

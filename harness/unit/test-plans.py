@@ -61,6 +61,12 @@ case("global_cells_go_to_the_global_guest_only",
 case("a_guest_without_cells_is_not_booted", plan.select("short", "global", "only=loop") is None and
      plan.main(["select", "short", "--boot", "global", "--args", "only=loop"]) == 3)
 
+usage = subprocess.run([sys.executable, plan.__file__, "select", "short", "main"],
+                       capture_output=True, text=True)
+case("bad_command_line_prints_the_usage", usage.returncode == 2 and
+     usage.stderr.startswith("usage: plan.py list") and "--boot" in usage.stderr,
+     "exit %d, stderr %r" % (usage.returncode, usage.stderr[:80]))
+
 # each mistake refused, with a message naming it
 GOOD = """about a test plan
 reps 2
