@@ -8,7 +8,7 @@
 #
 #   make test        host unit tests + guest suites, ends "N passed, N failed"
 #   make quick       the same for the module suite only (about a minute)
-#   make run         policy experiment in one boot (PLAN=short|full|seed|heldout|alike,
+#   make run         policy experiment in one boot (PLAN=short|full|seed|heldout|alike|sample,
 #                    a file in harness/experiment/plans/)
 #   make sim         trace simulator: each policy vs Belady's OPT
 #   make stress      longer reliability campaign in the guest, and the 6.1

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftest.sh - self-test of the workloads (aws-protect, aws-thrash,
-# aws-zipf, aws-randw, aws-loop, and the sqlite3 script aws-sqlite) with tiny sizes; prints KTAP, exits non-zero
+# aws-zipf, aws-randw, aws-loop, aws-instance, and the sqlite3 script
+# aws-sqlite) with tiny sizes; prints KTAP, exits non-zero
 # if any case fails. POSIX sh + coreutils + grep + awk (mawk is fine), so it
 # runs on the build host and inside the guest alike.
 #
@@ -58,6 +59,7 @@ tiny_args() {
 	zipf)    echo "--size 8M --threads 2 --records 200 --alpha 0.9" ;;
 	randw)   echo "--size 8M --threads 2 --seconds 0.2" ;;
 	loop)    echo "--size 4M --loops 3" ;;
+	instance) echo "--dist-seed 7 --index 3 --memory 1M" ;;
 	sqlite)  echo "--size 4M --scans 2" ;;
 	esac
 }
@@ -69,6 +71,7 @@ keys_of() {
 	zipf)    echo "records records_per_sec threads alpha chunks chunk_bytes run_seconds record_majfaults" ;;
 	randw)   echo "writes writes_per_sec threads pages pages_written write_seconds write_majfaults" ;;
 	loop)    echo "loop_majfaults loop_pswpin loops pages loop_seconds" ;;
+	instance) echo "family accesses pages majfaults replay_pswpin replay_seconds" ;;
 	sqlite)  echo "rows scans build_seconds scan_seconds scan_rows_per_s scan_pswpin scan_majfaults" ;;
 	esac
 }
@@ -77,6 +80,7 @@ size_opt() {
 	case $1 in
 	protect) echo "--hot" ;;
 	thrash)  echo "--cold" ;;
+	instance) echo "--memory" ;;
 	*)       echo "--size" ;;
 	esac
 }
@@ -401,6 +405,41 @@ case_loop_trace_matches_sim() {
 	: >"$DIAG"
 }
 
+# aws-instance replays the simulator's own draw of the instance: the
+# simulator finds the same accesses, LRU and OPT swap-ins in the
+# workload's trace as in its --distribution row for that instance (at 1M
+# every family's trace is small), one family of each kind; another index
+# is another trace.
+instance_counts() {	# <trace file> <frames>: "accesses,LRU,OPT"
+	$TO "$BIN/aws-sim" --trace "$1" --frames "$2" --policies lru,opt \
+		--csv "$TMP/one.csv" >/dev/null 2>>"$DIAG" || return 1
+	awk -F, 'NR > 1 { a = $7; s[$2] = $10 }
+		END { print a "," s["LRU"] "," s["OPT"] }' "$TMP/one.csv"
+}
+
+case_instance_trace_matches_sim() {
+	need_sim || return 1
+	$TO "$BIN/aws-sim" --distribution 8 --dist-seed 7 --frames 256 \
+		--policies lru,opt --csv "$TMP/dist.csv" >/dev/null 2>>"$DIAG" ||
+		{ diag "aws-sim --distribution failed"; return 1; }
+	for i in 0 1 2 3 4 5 6 7; do
+		run instance --dist-seed 7 --index $i --memory 1M --save-trace "$TMP/wl.trace"
+		expect_rc 0 || return 1
+		got=$(instance_counts "$TMP/wl.trace" 256) || return 1
+		want=$(awk -F, -v i=$i '$1 == i { a = $5; s[$7] = $8 }
+			END { print a "," s["LRU"] "," s["OPT"] }' "$TMP/dist.csv")
+		if [ "$got" != "$want" ]; then
+			diag "instance $i: trace gives $got, aws-sim --distribution $want (accesses,LRU,OPT)"
+			return 1
+		fi
+	done
+	run instance --dist-seed 8 --index 3 --memory 1M --save-trace "$TMP/wl.trace"
+	if [ "$(instance_counts "$TMP/wl.trace" 256)" = "$got" ]; then
+		diag "rng seeds 7 and 8 give the same instance 3"
+		return 1
+	fi
+}
+
 # aws-randw --threads 1 is the simulator's randw pattern: the writes, then
 # the written pages verified (unwritten ones read the zero page: no access);
 # --verify-writes reads before each write, the same access.
@@ -682,6 +721,13 @@ case_describe_loop() {
 	describe_is "$(na loop "$UNTRACED")" loop --size 4M --corrupt-test
 }
 
+case_describe_instance() {
+	describe_is "$(exact instance)" instance --dist-seed 7 --index 3 --memory 16M || return 1
+	describe_is "$(na instance "--memory 50% $RELATIVE")" instance --dist-seed 7 --index 3 --memory 50% || return 1
+	run instance --index 3 --memory 16M --describe
+	expect_rc 2
+}
+
 case_describe_sqlite() {
 	describe_is "$(na sqlite "a real program (sqlite3): its page trace is not recorded")" \
 		sqlite --size 160M --scans 4
@@ -723,7 +769,7 @@ case_describe_runs_nothing() {
 # ---- plan and run -------------------------------------------------------
 
 CASES=
-for w in protect thrash zipf randw loop sqlite; do
+for w in protect thrash zipf randw loop instance sqlite; do
 	for c in run corrupt_test; do
 		CASES="$CASES $w:$c"
 	done
@@ -731,7 +777,7 @@ done
 CASES="$CASES thrash:thrash_write loop:loop_counts sqlite:sqlite_counts zipf:zipf_records randw:randw_writes"
 CASES="$CASES zipf:early_stop randw:early_stop protect:size_fraction_of_memtotal"
 if [ "$SET" = all ]; then
-	for w in protect thrash zipf randw loop sqlite; do
+	for w in protect thrash zipf randw loop instance sqlite; do
 		for c in help garbage_size unknown_option stray_operand; do
 			CASES="$CASES $w:$c"
 		done
@@ -739,6 +785,7 @@ if [ "$SET" = all ]; then
 	CASES="$CASES randw:size_forms protect:size_percent_of_limit protect:size_bad_limit_env"
 	CASES="$CASES zipf:zipf_trace_matches_sim loop:loop_trace_matches_sim"
 	CASES="$CASES randw:randw_trace_matches_sim thrash:thrash_trace protect:protect_trace"
+	CASES="$CASES instance:instance_trace_matches_sim instance:describe_instance"
 	CASES="$CASES zipf:describe_zipf randw:describe_randw thrash:describe_thrash"
 	CASES="$CASES protect:describe_protect loop:describe_loop sqlite:describe_sqlite"
 	CASES="$CASES zipf:describe_bad_args zipf:describe_runs_nothing"
