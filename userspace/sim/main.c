@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aws-sim - replay a page-access trace through the anon LRU policies of
- * module/policies/ (the registry, include/aws_policy.h), plain LRU and
- * Belady's OPT.
+ * module/policies/ (the registry, include/aws_policy.h), 6.1's
+ * multi-generational LRU, plain LRU and Belady's OPT.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -59,9 +59,13 @@ static void usage(FILE *f)
 "  --frames N         frames in pages (default 280 MiB / 4 KiB x scale)\n"
 "  --frames-mb MB     frames in MiB (x scale)\n"
 "  --ratio auto|N     inactive:active ratio parameter (default 1, seed 1:1)\n"
-"  --policies LIST    comma list of policy names (see --list), lru, opt\n"
-"                     (default: every policy but stock, in registry\n"
-"                     order, then lru,opt)\n"
+"  --policies LIST    comma list of policy names (see --list), mglru,\n"
+"                     mglru-batch, lru, opt (default: every policy but\n"
+"                     stock, in registry order, then mglru,lru,opt)\n"
+"                     mglru: 6.1's multi-generational LRU (mglru.c), one\n"
+"                     page reclaimed per fault like the policies;\n"
+"                     mglru-batch: the same, reclaiming as the guest's\n"
+"                     memcg reclaim does (32 pages per charge)\n"
 "  --fault-young      the faulting access leaves the PTE young\n"
 "  --refault-deactivate  age the active list after refault activations\n"
 "                     (prepare_scan_count(); off: ratio only)\n"
@@ -83,13 +87,13 @@ static void usage(FILE *f)
 
 struct run {
 	const char *name;
-	int kind;		/* 0: two-list policy, 1: LRU, 2: OPT */
+	int kind;		/* K_LRU2, K_LRU, K_OPT, K_MGLRU, K_MGLRU_BATCH */
 	const struct aws_policy *policy;
 	struct sim_stats st;
 	double extra_seconds;	/* OPT: next-use precomputation */
 };
 
-enum { K_LRU2, K_LRU, K_OPT };
+enum { K_LRU2, K_LRU, K_OPT, K_MGLRU, K_MGLRU_BATCH };
 
 static void add_policy(struct run *r, const struct aws_policy *p)
 {
@@ -98,7 +102,7 @@ static void add_policy(struct run *r, const struct aws_policy *p)
 	r->policy = p;
 }
 
-/* No --policies: every registry policy but stock, then LRU and OPT. */
+/* No --policies: every registry policy but stock, then MGLRU, LRU, OPT. */
 static int default_policies(struct run *runs, int max)
 {
 	unsigned int i;
@@ -112,9 +116,11 @@ static int default_policies(struct run *runs, int max)
 		memset(&runs[n], 0, sizeof(runs[n]));
 		add_policy(&runs[n++], aws_policies[i]);
 	}
-	if (n + 2 > max)
+	if (n + 3 > max)
 		return -1;
-	memset(&runs[n], 0, 2 * sizeof(runs[n]));
+	memset(&runs[n], 0, 3 * sizeof(runs[n]));
+	runs[n].name = "MGLRU";
+	runs[n++].kind = K_MGLRU;
 	runs[n].name = "LRU";
 	runs[n++].kind = K_LRU;
 	runs[n].name = "OPT";
@@ -148,6 +154,12 @@ static int parse_policies(const char *list, struct run *runs, int max)
 		} else if (!strcmp(tok, "opt")) {
 			runs[n].name = "OPT";
 			runs[n].kind = K_OPT;
+		} else if (!strcmp(tok, "mglru")) {
+			runs[n].name = "MGLRU";
+			runs[n].kind = K_MGLRU;
+		} else if (!strcmp(tok, "mglru-batch")) {
+			runs[n].name = "MGLRU-batch";
+			runs[n].kind = K_MGLRU_BATCH;
 		} else if ((p = aws_policy_find(tok, strlen(tok)))) {
 			add_policy(&runs[n], p);
 		} else {
@@ -184,6 +196,30 @@ static void print_hist(const struct run *r)
 	}
 }
 
+/* One run of @r's engine over @t. */
+static int run_one(const struct trace *t, struct lru2_params *lp,
+		   struct run *r)
+{
+	struct mglru_params mp = {
+		.frames = lp->frames, .fault_young = lp->fault_young,
+		.batch = r->kind == K_MGLRU_BATCH,
+	};
+
+	memset(&r->st, 0, sizeof(r->st));
+	switch (r->kind) {
+	case K_LRU2:
+		lp->policy = r->policy;
+		return lru2_run(t, lp, &r->st);
+	case K_LRU:
+		return lru_run(t, lp->frames, &r->st);
+	case K_MGLRU:
+	case K_MGLRU_BATCH:
+		return mglru_run(t, &mp, &r->st);
+	default:
+		return opt_run(t, lp->frames, &r->st, &r->extra_seconds);
+	}
+}
+
 /* Replay @t under every run; 0, or 1 if an engine failed. */
 static int run_all(const struct trace *t, struct lru2_params *lp,
 		   struct run *runs, int nruns)
@@ -193,15 +229,7 @@ static int run_all(const struct trace *t, struct lru2_params *lp,
 	for (i = 0; i < nruns; i++) {
 		struct run *r = &runs[i];
 
-		memset(&r->st, 0, sizeof(r->st));
-		if (r->kind == K_LRU2) {
-			lp->policy = r->policy;
-			ret = lru2_run(t, lp, &r->st);
-		} else if (r->kind == K_LRU) {
-			ret = lru_run(t, lp->frames, &r->st);
-		} else {
-			ret = opt_run(t, lp->frames, &r->st, &r->extra_seconds);
-		}
+		ret = run_one(t, lp, r);
 		if (ret) {
 			fprintf(stderr, "aws-sim: %s failed (out of memory?)\n",
 				r->name);
@@ -501,19 +529,13 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < nruns; i++) {
 		struct run *r = &runs[i];
-		int ret;
+		int ret = run_one(&tr, &lp, r);
 
 		if (r->kind == K_LRU2) {
-			lp.policy = r->policy;
-			ret = lru2_run(&tr, &lp, &r->st);
 			lru2_sec += r->st.seconds;
 			lru2_acc += r->st.accesses;
 			have_stock |= aws_policy_is_stock(r->policy);
-		} else if (r->kind == K_LRU) {
-			ret = lru_run(&tr, lp.frames, &r->st);
-		} else {
-			ret = opt_run(&tr, lp.frames, &r->st,
-				      &r->extra_seconds);
+		} else if (r->kind == K_OPT) {
 			opt = r;
 		}
 		if (ret) {
@@ -561,6 +583,20 @@ int main(int argc, char **argv)
 	if (!have_stock)
 		printf("(stock: 6.1 runs the upstream algorithm but ignores --ratio; with no\n"
 		       " file pages its clock and workingset size equal detect's and upstream's here)\n");
+	for (i = 0; i < nruns; i++) {
+		const struct sim_stats *s = &runs[i].st;
+
+		if (runs[i].kind != K_MGLRU && runs[i].kind != K_MGLRU_BATCH)
+			continue;
+		printf("%s: %llu agings, %llu pages promoted by the walk, %llu by look-around,\n"
+		       "  generations %llu-%llu (refaults: recent ones; wsactivate: protected by\n"
+		       "  sort_folio(); rclactiv: young at the rmap check)\n",
+		       runs[i].name, (unsigned long long)s->agings,
+		       (unsigned long long)s->walk_promotions,
+		       (unsigned long long)s->lookaround_promotions,
+		       (unsigned long long)s->gens_min,
+		       (unsigned long long)s->gens_max);
+	}
 
 	printf("\nspeed (CPU time):");
 	if (lru2_sec > 0)
@@ -572,6 +608,10 @@ int main(int argc, char **argv)
 
 		if (r->kind == K_LRU && r->st.seconds > 0)
 			printf(" LRU %.1f M/s;",
+			       (double)r->st.accesses / r->st.seconds / 1e6);
+		if ((r->kind == K_MGLRU || r->kind == K_MGLRU_BATCH) &&
+		    r->st.seconds > 0)
+			printf(" %s %.1f M/s;", r->name,
 			       (double)r->st.accesses / r->st.seconds / 1e6);
 		if (r->kind == K_OPT)
 			printf(" OPT %.3f s (next-use %.3f s + replay %.3f s)",

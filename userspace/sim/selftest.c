@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aws-sim --selftest: small hand-made traces with known answers, an
- * exhaustive check that OPT is optimal, trace file round trips, and the
- * qualitative claims of the seed on scaled-down patterns. KTAP output.
+ * exhaustive check that OPT is optimal, trace file round trips, the
+ * qualitative claims of the seed on scaled-down patterns, and hand-traced
+ * runs of the MGLRU model (mglru.c). KTAP output.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,6 +73,23 @@ static int run_lru2(const struct trace *t, const struct aws_policy *p,
 		    unsigned long frames, struct sim_stats *st)
 {
 	return run_lru2_ratio(t, p, frames, 1, st);
+}
+
+static int run_mglru_opt(const struct trace *t, unsigned long frames,
+			 bool batch, bool fault_young, struct sim_stats *st)
+{
+	struct mglru_params mp = {
+		.frames = frames, .batch = batch, .fault_young = fault_young,
+		.check = true,
+	};
+
+	return mglru_run(t, &mp, st);
+}
+
+static int run_mglru(const struct trace *t, unsigned long frames,
+		     struct sim_stats *st)
+{
+	return run_mglru_opt(t, frames, false, false, st);
 }
 
 /*
@@ -216,6 +234,14 @@ static void t_opt_exhaustive(struct st_ctx *c)
 				fail(c, "trace %u: %s below OPT", iter,
 				     aws_policies[p]->name);
 		}
+		for (p = 0; p < 4; p++) {
+			struct sim_stats st;
+
+			if (run_mglru_opt(&t, frames, p & 1, p & 2, &st) ||
+			    st.faults < o || st.model_errors)
+				fail(c, "trace %u: MGLRU (mode %u) below OPT or inconsistent",
+				     iter, p);
+		}
 		trace_free(&t);
 	}
 }
@@ -245,6 +271,15 @@ static void t_no_reclaim(struct st_ctx *c)
 			fail(c, "%s faults %llu on a fitting trace",
 			     aws_policies[p]->name,
 			     (unsigned long long)st.faults);
+	}
+	for (p = 0; p < 2; p++) {
+		struct sim_stats st;
+
+		if (run_mglru_opt(&t, t.npages, p, false, &st) ||
+		    st.faults != t.npages || st.evictions || st.agings)
+			fail(c, "MGLRU faults %llu, %llu agings on a fitting trace",
+			     (unsigned long long)st.faults,
+			     (unsigned long long)st.agings);
 	}
 	trace_free(&t);
 }
@@ -797,6 +832,16 @@ static void t_opt_lower_bound(struct st_ctx *c)
 				fail(c, "%s: %s below OPT", pats[i],
 				     aws_policies[p]->name);
 		}
+		for (p = 0; p < 2; p++) {
+			struct mglru_params mp = {
+				.frames = frames, .batch = p,
+			};
+			struct sim_stats st;
+
+			if (mglru_run(&t, &mp, &st) || st.faults < o)
+				fail(c, "%s: MGLRU (mode %u) below OPT", pats[i],
+				     p);
+		}
 		trace_free(&t);
 	}
 }
@@ -873,6 +918,366 @@ static void t_dist_slide(struct st_ctx *c)
 		     over);
 }
 
+
+/* ---- the MGLRU model (mglru.c): hand-traced runs ---- */
+
+/*
+ * Faults, swap-ins, recent refaults, pages protected by sort_folio(),
+ * pages young at the rmap check and agings of an MGLRU run, as expected.
+ */
+static void expect_mglru(struct st_ctx *c, const char *what,
+			 const struct sim_stats *st, const uint64_t want[6])
+{
+	const uint64_t got[6] = {
+		st->faults, st->swapins, st->refaults,
+		st->refault_activations, st->reclaim_activations, st->agings,
+	};
+	char g[120], w[120];
+	int i, n = 0, k = 0;
+
+	if (!memcmp(got, want, sizeof(got)) && !st->model_errors)
+		return;
+	for (i = 0; i < 6; i++) {
+		n += snprintf(g + n, sizeof(g) - (size_t)n, " %llu",
+			      (unsigned long long)got[i]);
+		k += snprintf(w + k, sizeof(w) - (size_t)k, " %llu",
+			      (unsigned long long)want[i]);
+	}
+	fail(c, "%s (faults swap-ins refaults protected young agings):%s, want%s, %llu errors",
+	     what, g, w, (unsigned long long)st->model_errors);
+}
+
+/*
+ * A loop of frames + 1 pages. Plain LRU misses every access after the
+ * first pass; 6.1's MGLRU does not quite: a swap-in whose shadow is from
+ * the current min_seq is a recent refault, which gives the page
+ * PG_workingset and every refs bit, and sort_folio() then protects it
+ * once, moving it to the tail of the next generation. That reorders the
+ * oldest generation and lets a page survive to its next use.
+ *
+ * Pages 0-4 in 4 frames, three passes, fault-young off. "g: [a b]" is
+ * generation g's list from head to tail; max_seq 3, min_seq 0 at start.
+ * Under 4096 pages a reclaim also ages when the youngest generation
+ * holds more than half of the pages (should_run_aging()); where no aging
+ * is said, the youngest holds at most half, the oldest at least a
+ * quarter.
+ *
+ * pass 0: 0-3 fault into 3: [3 2 1 0]. 4: full; 0 is empty, min_seq
+ *   passes to 2, which leaves 2 generations: age (nothing young), max 4;
+ *   2 is empty: min 3, age again, max 5. Evict 0 (shadow 3). 5: [4].
+ * pass 1: 0: evict 1 (shadow 3); 0's shadow is min_seq 3: recent, so
+ *   protected once. 5: [0 4], 3: [3 2].
+ *   1: evict 2 (shadow 3); 1 recent. 5: [1 0 4], 3: [3].
+ *   2: the youngest holds 3 of 4: age, max 6. Isolating 3 empties
+ *   generation 3, min_seq goes to 5 first (4 is empty), then 3 is
+ *   evicted with shadow 5; 2's shadow 3 is not recent. 6: [2].
+ *   3: 2 generations: age, max 7. Evict 4 (shadow 5); 3 recent. 7: [3].
+ *   4: tail of 5 is 0, protected: to the tail of 6, flags cleared; so is
+ *   1: 6: [2 0 1]. 5 is empty: min 6, age, max 8. Evict 1 (shadow 6);
+ *   4's shadow 5 is not recent. 8: [4].
+ * pass 2: 0: a hit (young).
+ *   1: tail of 6 is 0, young: look-around, back to the head of 8. Then
+ *   2: isolating it empties 6: min 7; evicted with shadow 7. 1's shadow
+ *   6 is not recent. 8: [1 0 4].
+ *   2: 2 generations: age, max 9. Tail of 7 is 3, protected (to the tail
+ *   of 8); 7 empty, min 8, age, max 10. Evict 3 (shadow 8). 10: [2].
+ *   3: evict 4 (shadow 8); 3 recent. 4: evict 0 (shadow 8); 4 recent.
+ *
+ * Faults 5 + 5 + 4 = 14, 9 swap-ins, recent refaults 0 1 3 3 4 = 5,
+ * protected 0 1 3 = 3, young at the rmap check 1, agings 2+3+2 = 7.
+ * LRU: 15 faults. On the loop cell (160 MiB looped 4 times in 128 MiB)
+ * MGLRU lands between OPT and LRU.
+ */
+static void t_mglru_loop(struct st_ctx *c)
+{
+	static const uint64_t want[6] = { 14, 9, 5, 3, 1, 7 };
+	struct mglru_params cell = { .frames = mb_to_pages(128, 1) };
+	struct gen_params g;
+	struct sim_stats st;
+	struct trace t;
+	unsigned int i;
+	uint64_t o, l;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < 15; i++)
+		trace_push(&t, i % 5);
+	if (run_mglru(&t, 4, &st))
+		fail(c, "run failed");
+	expect_mglru(c, "loop of 5 in 4", &st, want);
+	if (run_lru(&t, 4) != 15)
+		fail(c, "LRU on the loop of 5 in 4: not 15 faults");
+	trace_free(&t);
+
+	gen_params_default(&g);	/* 160 MiB, 4 loops */
+	if (trace_generate(&t, "loop", &g)) {
+		fail(c, "loop generator failed");
+		return;
+	}
+	measured_opt_lru(&t, mb_to_pages(128, 1), &o, &l);
+	if (mglru_run(&t, &cell, &st))	/* no check: 40,960 pages */
+		fail(c, "run failed");
+	if (!(sim_measured_swapins(&t, &st) > o &&
+	      sim_measured_swapins(&t, &st) < l) || st.model_errors)
+		fail(c, "loop cell: MGLRU %llu, OPT %llu, LRU %llu",
+		     (unsigned long long)sim_measured_swapins(&t, &st),
+		     (unsigned long long)o, (unsigned long long)l);
+	trace_free(&t);
+}
+
+/*
+ * A used-once scan does not push out pages with young PTEs: memory is
+ * first filled with used-once pages, then 3 hot pages are read after
+ * every page of a scan of 200 fresh pages; 8, 64 and 200 frames (batch
+ * mode only from 64: it reclaims 32 pages per charge, which in 8 frames
+ * is all of them, hot or not, as 6.1 would).
+ *
+ * Between two faults every hot page is accessed, so whenever reclaim
+ * looks at one (the walk, the rmap check at the oldest tail) its PTE is
+ * young; the look clears the bit and moves the page to the youngest
+ * generation, and within one reclaim it cannot come back to the oldest
+ * tail while older, unreferenced pages of the scan are there. So the hot
+ * pages fault once each: frames + 3 + scan faults, no swap-in. A FIFO
+ * (young bits ignored) or a walk that dropped young pages would evict
+ * them.
+ *
+ * Why the fill: a fresh memcg's first reclaim ages twice in a row (its
+ * generations start empty), and the first walk, which takes every page
+ * table, clears every young bit while all pages sit in one generation,
+ * so that reclaim cannot tell hot pages from cold; in batch mode the hot
+ * pages, faulted in second to fourth, would go with the first 64. And
+ * not with fault-young: there every scan page is young too until looked
+ * at, and in 8 frames one look-around can clear every bit at once.
+ */
+static void t_mglru_used_once(struct st_ctx *c)
+{
+	static const unsigned long frames[] = { 8, 64, 200 };
+	const unsigned int scan = 200;
+	struct sim_stats st;
+	unsigned int i, f, b;
+
+	for (f = 0; f < ARRAY_SIZE(frames); f++) {
+		uint32_t fill = 3 + scan;
+		struct trace t;
+
+		memset(&t, 0, sizeof(t));
+		for (i = 0; i < frames[f]; i++)
+			trace_push(&t, fill + i);
+		for (i = 0; i < scan; i++) {
+			trace_push(&t, 3 + i);
+			trace_push(&t, 0);
+			trace_push(&t, 1);
+			trace_push(&t, 2);
+		}
+		for (b = 0; b < 2; b++) {
+			if (b && frames[f] < 64)
+				continue;
+			if (run_mglru_opt(&t, frames[f], b, false, &st))
+				fail(c, "run failed");
+			if (st.faults != frames[f] + 3 + scan || st.swapins ||
+			    st.model_errors)
+				fail(c, "%lu frames, mode %u: %llu faults %llu swapins, want %lu 0",
+				     frames[f], b, (unsigned long long)st.faults,
+				     (unsigned long long)st.swapins,
+				     frames[f] + 3 + scan);
+		}
+		trace_free(&t);
+	}
+}
+
+/*
+ * A page not accessed since the last aging goes before one that was,
+ * though it is younger in the list. 4 frames:
+ *   0 1 2 3   fault into 3: [3 2 1 0]
+ *   1 2       young
+ *   4         full: min_seq to 2, age: the first walk takes every table,
+ *             1 and 2 are young: they stay in 3 (the youngest), bits
+ *             cleared; max 4, min 3, age again, max 5. Evict 0 (tail).
+ *   1         young again (since the last aging); 2 is not
+ *   5         the youngest holds 1 of 4, the oldest 3: no aging. Tail
+ *             of 3 is 1: young, look-around (no other young page),
+ *             back to 5. Next tail 2: old, evicted.
+ *   1         a hit
+ *   2         a swap-in: the youngest (5: 5 1 4) holds 3 of 4: age (the
+ *             walk takes table 0, which the look-around put in the
+ *             filter, and clears 1's bit), max 6. Evict 3, which empties
+ *             3: min_seq passes the empty 4 to 5, so 2's shadow (3) is
+ *             not recent.
+ * Faults 7, one swap-in, no recent refault, one page young at the rmap
+ * check, 3 agings. Had the walk not cleared 2's bit, 2 would have gone
+ * back to 5 with 1, 3 would have been evicted at 5, and 2 would hit.
+ */
+static void t_mglru_aging_order(struct st_ctx *c)
+{
+	static const uint32_t seq[] = { 0, 1, 2, 3, 1, 2, 4, 1, 5, 1, 2 };
+	static const uint64_t want[6] = { 7, 1, 0, 0, 1, 3 };
+	struct sim_stats st;
+	struct trace t;
+
+	trace_of(&t, seq, ARRAY_SIZE(seq));
+	if (run_mglru(&t, 4, &st))
+		fail(c, "run failed");
+	expect_mglru(c, "aging order", &st, want);
+	trace_free(&t);
+}
+
+/*
+ * The guest's memcg reclaim (batch mode): 32 pages per charge, checked
+ * 64 at a time, from priority 12 down, each priority scanning
+ * total >> priority.
+ *
+ * 100 frames, pages 0-99 then 100: 100 >> p is 0 down to priority 7; at
+ * 6 the oldest generation 0 is empty, min_seq goes to 2 and 2
+ * generations are left (nothing evicted); at 5 age (max 4), 2 is empty,
+ * min 3, 2 left again; at 4 age (max 5), isolate 64 pages of 3 (0-63),
+ * none young: 64 evicted, 37 resident after 100 faults in.
+ *
+ * Then 64 and 65 read, and 101-164 fault in (no reclaim until 100 are
+ * resident again). 164: at priority 6 the youngest (100-163) holds 64
+ * of 100: age. The walk takes only tables in the Bloom filter, which the
+ * previous walk left empty (it found nothing young), so 64 and 65 stay
+ * young and unmoved. Isolate the 36 pages left in 3 (64-99), min_seq to
+ * 5; 64 is young at the rmap check: look-around clears 65's bit too and,
+ * 65 being isolated, sets its PG_referenced, which keeps it (6.1 keeps a
+ * mapped page with PG_referenced under MGLRU). 34 evicted, 64 and 65
+ * back to the youngest generation. Then both hit. Faults 101 + 64 = 165,
+ * 98 evictions, 3 agings, one page young at the rmap check, one kept by
+ * look-around, none moved by the walk (it would have taken both, had it
+ * ignored the filter).
+ */
+static void t_mglru_batch(struct st_ctx *c)
+{
+	static const uint64_t want[6] = { 165, 0, 0, 0, 1, 3 };
+	struct sim_stats st;
+	struct trace t;
+	uint32_t i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i <= 100; i++)
+		trace_push(&t, i);
+	if (run_mglru_opt(&t, 100, true, false, &st))
+		fail(c, "run failed");
+	if (st.faults != 101 || st.evictions != 64 || st.resident != 37 ||
+	    st.agings != 2 || st.model_errors)
+		fail(c, "first batch: faults/out/in/agings %llu/%llu/%llu/%llu, not 101/64/37/2",
+		     (unsigned long long)st.faults,
+		     (unsigned long long)st.evictions,
+		     (unsigned long long)st.resident,
+		     (unsigned long long)st.agings);
+	trace_push(&t, 64);
+	trace_push(&t, 65);
+	for (i = 101; i <= 164; i++)
+		trace_push(&t, i);
+	trace_push(&t, 64);
+	trace_push(&t, 65);
+	if (run_mglru_opt(&t, 100, true, false, &st))
+		fail(c, "run failed");
+	expect_mglru(c, "batch", &st, want);
+	if (st.evictions != 98 || st.walk_promotions ||
+	    st.lookaround_promotions != 1)
+		fail(c, "batch: %llu evicted, %llu by the walk, %llu by look-around, want 98 0 1",
+		     (unsigned long long)st.evictions,
+		     (unsigned long long)st.walk_promotions,
+		     (unsigned long long)st.lookaround_promotions);
+	trace_free(&t);
+}
+
+/*
+ * On every kind of trace, both reclaim modes, fault-young or not: the
+ * lists stay consistent after every reclaim (mglru.c's check), there are
+ * always 2 to 4 generations and both bounds are reached; a fault is a
+ * first touch or a swap-in; what faulted in and is not resident was
+ * evicted; one page at a time keeps every frame used.
+ */
+static uint64_t distinct_pages(const struct trace *t)
+{
+	uint8_t *seen = calloc((size_t)t->npages + 1, 1);
+	uint64_t n = 0;
+	size_t i;
+
+	if (!seen)
+		return UINT64_MAX;
+	for (i = 0; i < t->len; i++) {
+		if (!seen[t->pages[i]]) {
+			seen[t->pages[i]] = 1;
+			n++;
+		}
+	}
+	free(seen);
+	return n;
+}
+
+static void t_mglru_invariants(struct st_ctx *c)
+{
+	static const char * const pats[] = { "thrash", "protect", "loop",
+					     "scanhot", "zipf", "randw" };
+	unsigned int i, mode;
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (i = 0; i < ARRAY_SIZE(pats) + 4; i++) {
+		struct trace t;
+		struct dist_instance d;
+		unsigned long frames;
+
+		if (i < ARRAY_SIZE(pats)) {
+			struct gen_params g;
+
+			gen_params_default(&g);
+			g.scale = 1.0 / 64;
+			g.loop_mb = 400;	/* more than memory */
+			g.zipf_pages = 2 * mb_to_pages(280, g.scale);
+			g.randw_pages = g.zipf_pages;
+			g.accesses = 40000;
+			frames = mb_to_pages(280, g.scale);
+			if (trace_generate(&t, pats[i], &g)) {
+				fail(c, "%s generator failed", pats[i]);
+				return;
+			}
+		} else {
+			frames = 700;
+			if (dist_draw(&t, 3, i, frames, &d)) {
+				fail(c, "draw failed");
+				return;
+			}
+		}
+		for (mode = 0; mode < 4; mode++) {
+			uint64_t touched = distinct_pages(&t);
+			struct sim_stats st;
+
+			if (run_mglru_opt(&t, frames, mode & 1, mode & 2, &st)) {
+				fail(c, "%s: run failed", t.name);
+				continue;
+			}
+			if (st.model_errors || st.gens_min < 2 || st.gens_max > 4)
+				fail(c, "%s mode %u: %llu errors, generations %llu-%llu",
+				     t.name, mode,
+				     (unsigned long long)st.model_errors,
+				     (unsigned long long)st.gens_min,
+				     (unsigned long long)st.gens_max);
+			if (st.faults != touched + st.swapins ||
+			    st.evictions != st.faults - st.resident ||
+			    st.resident > frames ||
+			    (!(mode & 1) && st.resident !=
+			     (touched < frames ? touched : frames)) ||
+			    st.accesses != t.len)
+				fail(c, "%s/%u: faults %llu, %llu+%llu, out %llu, in %llu",
+				     t.name, mode,
+				     (unsigned long long)st.faults,
+				     (unsigned long long)touched,
+				     (unsigned long long)st.swapins,
+				     (unsigned long long)st.evictions,
+				     (unsigned long long)st.resident);
+			if (st.gens_min < lo)
+				lo = st.gens_min;
+			if (st.gens_max > hi)
+				hi = st.gens_max;
+		}
+		trace_free(&t);
+	}
+	if (lo != 2 || hi != 4)
+		fail(c, "generations seen %llu-%llu: the bounds are never reached",
+		     (unsigned long long)lo, (unsigned long long)hi);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct st_ctx *c);
@@ -894,6 +1299,11 @@ static const struct {
 	{ "keep_active_reaches_model", t_keep_active },
 	{ "dist_deterministic", t_dist_deterministic },
 	{ "dist_slide_window", t_dist_slide },
+	{ "mglru_loop", t_mglru_loop },
+	{ "mglru_used_once_scan", t_mglru_used_once },
+	{ "mglru_aging_order", t_mglru_aging_order },
+	{ "mglru_batch", t_mglru_batch },
+	{ "mglru_invariants", t_mglru_invariants },
 };
 
 int sim_selftest(void)

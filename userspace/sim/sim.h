@@ -127,6 +127,13 @@ struct sim_stats {
 	uint64_t hist[AWS_HIST_BUCKETS];
 	unsigned int bucket_order;
 	double seconds;
+	/* MGLRU only (mglru.c) */
+	uint64_t agings;	/* inc_max_seq()s */
+	uint64_t walk_promotions; /* pages the aging walk moved */
+	uint64_t lookaround_promotions; /* ... look-around moved */
+	uint64_t gens_min, gens_max; /* generations seen, lowest/highest */
+	uint64_t resident;	/* pages resident at the end */
+	uint64_t model_errors;	/* failed consistency checks (--check) */
 };
 
 /* Swap-ins of the measured phase: misses after the mark, less first touches. */
@@ -135,6 +142,23 @@ uint64_t sim_measured_swapins(const struct trace *t,
 
 int lru2_run(const struct trace *t, const struct lru2_params *p,
 	     struct sim_stats *st);
+
+/* ---- mglru.c: 6.1's multi-generational LRU, anon pages ---- */
+
+struct mglru_params {
+	unsigned long frames;	/* frames available to anon pages */
+	bool fault_young;	/* the faulting access leaves a young PTE */
+	/*
+	 * Reclaim as the guest's memcg reclaim does (priorities, 32 pages
+	 * per charge, checks in batches of 64); else one page per fault, as
+	 * the two-list model reclaims.
+	 */
+	bool batch;
+	bool check;		/* verify the lists after every reclaim */
+};
+
+int mglru_run(const struct trace *t, const struct mglru_params *p,
+	      struct sim_stats *st);
 
 /* ---- simple.c: reference policies ---- */
 
