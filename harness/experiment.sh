@@ -18,7 +18,9 @@
 # OPT and LRU swap-ins on the host (opt.csv; the workload binaries of the
 # tools disk and aws-sim, run on this host: no kernel code),
 # harness/experiment/results.py turns it into the table of runs
-# (runs.csv), the summary, the PNGs and the terminal table, and
+# (runs.csv), the summary, the PNGs and the terminal table (and, for a
+# sample of the workload distribution, harness/experiment/sample.py
+# states the goals), and
 # build/results/latest points at the new directory.  docs/results.md says
 # which of its files to copy to results/ when a document cites the run.
 #
@@ -203,9 +205,16 @@ if [ -s "$OUT/runs.csv" ] && [ -s "$OUT/opt.csv" ]; then
 	"$PY" "$AWS_TOP/harness/experiment/calibrate.py" "$OUT" ||
 		echo "warning: harness/experiment/calibrate.py failed: no calib.txt" >&2
 fi
+# a sample of the workload distribution (PLAN=sample): the goals, judged
+# on the guest's runs; a cell it cannot judge fails the run
+if [ $prc = 0 ] && grep -q '^run aws-instance ' "$OUT/$PLAN.plan"; then
+	echo
+	"$PY" "$AWS_TOP/harness/experiment/sample.py" "$OUT" --sim "$SNAP/userspace/aws-sim" ||
+		prc=$?
+fi
 stage_done ""
 if [ $prc != 0 ]; then
-	echo "results.py exit status $prc" >"$OUT/FAILED"
+	echo "results.py or sample.py exit status $prc" >"$OUT/FAILED"
 	echo "error: make run: the runs above failed or are incomplete; data kept in" \
 		"build/results/$TS/ (build/results/latest not moved); console: build/runs/$NAME/console.log" >&2
 	exit 1

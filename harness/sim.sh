@@ -9,7 +9,11 @@
 # cites).  Both patterns run twice: with the model's default (a fault
 # leaves the page unreferenced) and with --fault-young (x86 sets the
 # accessed bit on the faulting access, so reclaim's first look already sees
-# a reference).  A 10-million-access zipf trace times OPT.
+# a reference).  A 10-million-access zipf trace times OPT.  Then the
+# workload distribution (userspace/sim/dist.c): every policy, the model of
+# MGLRU, LRU and OPT on each instance, in the model the no-harm goal is
+# judged in (--fault-young --refault-deactivate, docs/hold.md), and
+# harness/experiment/dist.py's summary, goals and CDF plot.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -30,8 +34,10 @@ echo "== zipf, 10 million accesses over 2x frames ($SIM --pattern zipf --accesse
 echo
 DIST_N=${DIST_N:-560} DIST_SEED=${DIST_SEED:-1}
 PY=$(aws_python) || die "no python3 with pandas and matplotlib (run: make deps)"
-echo "== the workload distribution, $DIST_N instances at 64 MiB of frames ($SIM --distribution $DIST_N --dist-seed $DIST_SEED --frames 16384 --ratio auto)"
-"$SIM" --distribution "$DIST_N" --dist-seed "$DIST_SEED" --frames 16384 --ratio auto \
+MODEL="--fault-young --refault-deactivate --ratio auto"
+echo "== the workload distribution, $DIST_N instances at 64 MiB of frames ($SIM --distribution $DIST_N --dist-seed $DIST_SEED --frames 16384 $MODEL)"
+# shellcheck disable=SC2086 # the model's flags, split on purpose
+"$SIM" --distribution "$DIST_N" --dist-seed "$DIST_SEED" --frames 16384 $MODEL \
 	--csv "$OUT/dist.csv"
 "$PY" "$AWS_TOP/harness/experiment/dist.py" "$OUT/dist.csv" --out "$OUT"
 echo

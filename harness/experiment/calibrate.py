@@ -7,11 +7,12 @@ usage: calibrate.py DIR
 
 DIR is a `make run` result folder with runs.csv
 (harness/experiment/results.py) and opt.csv (harness/experiment/opt.py,
-which replays each run's page-access trace in aws-sim's two-list model with the stock, baseline, protect and detect
-policies at memory.max / 4 KiB frames, in the model's two variants: "sim",
-a faulted-in page starts unreferenced, and "young", --fault-young).  For
-every cell with a trace and for each of those four policies the guest ran
-(stock 6.1 is the guest's nomod), this sets the guest's median pswpin
+which replays each run's page-access trace in aws-sim's two-list model
+with the stock, baseline, protect, detect, stable and hold policies and
+in its model of MGLRU, at memory.max / 4 KiB frames, in two variants:
+"sim", a faulted-in page starts unreferenced, and "young",
+--fault-young).  For every cell with a trace and for each of those
+policies the guest ran (stock 6.1 is the guest's nomod), this sets the guest's median pswpin
 beside each model's median on the same traces, and compares the rankings
 pair by pair, for each model:
 
@@ -33,7 +34,7 @@ import sys
 import pandas as pd
 
 GUEST_OF = {"stock": "nomod", "baseline": "baseline", "protect": "protect", "detect": "detect",
-            "stable": "stable", "hold": "hold"}
+            "stable": "stable", "hold": "hold", "mglru": "mglru"}
 MODELS = ("sim", "young")
 SIM_TIE = 0.01
 

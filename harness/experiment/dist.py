@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Policies judged on a distribution of workloads, not on cells.
 
-usage: dist.py CSV [--out DIR] [--ref upstream]
+usage: dist.py CSV [--out DIR] [--ref upstream] [--peers upstream,MGLRU] [--goals hold]
 
 CSV is what `aws-sim --distribution N --csv CSV` writes: one row per
 instance and policy, with the instance's family, drawn parameters and the
@@ -17,6 +17,11 @@ DIR/dist-summary.csv (the same figures) and DIR/dist-cdf.png (each
 policy's ratio to the reference as a CDF over all instances, log scale,
 clipped to CLIP).
 
+Then the goals (harness/experiment/goals.py) of each --goals policy
+against the better of the peers (stock 6.1's algorithm and the model of
+MGLRU, whichever missed less on each instance), met or missed, written to
+DIR/dist-goals.csv.  A peer missing from the CSV is an error.
+
 The +1 keeps an instance where both miss nothing at 1 and one where the
 reference misses nothing finite; every ratio is of whole-trace counts.
 harness/unit/test-results.py tests it.
@@ -27,6 +32,8 @@ import sys
 
 import numpy as np
 import pandas as pd
+
+import goals
 
 QUANTILES = (("median", 0.5), ("p5", 0.05), ("p95", 0.95))
 # the plot's x range: ratios beyond it are drawn at its edges
@@ -107,15 +114,20 @@ def main(argv):
     ap.add_argument("csv")
     ap.add_argument("--out", default=None, help="where the summary and plot go (default: beside CSV)")
     ap.add_argument("--ref", default="upstream", help="the reference policy (default upstream: stock 6.1)")
+    ap.add_argument("--peers", default="upstream,MGLRU",
+                    help="the policies the goals take the better of (default upstream,MGLRU)")
+    ap.add_argument("--goals", default="hold", help="the policies judged by the goals (default hold)")
     a = ap.parse_args(argv)
     try:
         wide = load(a.csv)
     except (OSError, ValueError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 1
-    if a.ref not in wide.columns:
-        print("error: no policy %s in %s" % (a.ref, a.csv), file=sys.stderr)
-        return 1
+    peers, judged = a.peers.split(","), a.goals.split(",")
+    for p in [a.ref] + peers + judged + ["OPT"]:
+        if p not in wide.columns:
+            print("error: no policy %s in %s" % (p, a.csv), file=sys.stderr)
+            return 1
     out = a.out or os.path.dirname(os.path.abspath(a.csv))
     s = summary(wide, a.ref)
     pd.set_option("display.width", 200)
@@ -133,10 +145,20 @@ def main(argv):
     table = pd.concat({p: f.apply(lambda x: "%.2f/%.2f" % (x["median"], x["worst"]), axis=1)
                        for p, f in fam.items()}, axis=1)
     print(table.to_string())
+    frames = pd.read_csv(a.csv, usecols=["instance", "frames"]).drop_duplicates("instance")
+    t = goals.table_of_counts(wide.join(frames.set_index("instance")))
+    verdicts = []
+    for p in judged:
+        lines, v = goals.report(t, p, peers)
+        print("\n" + "\n".join(lines))
+        verdicts.append(v.assign(policy=p))
     os.makedirs(out, exist_ok=True)
+    pd.concat(verdicts).to_csv(os.path.join(out, "dist-goals.csv"), index=False)
     s.to_csv(os.path.join(out, "dist-summary.csv"), index=False, float_format="%.4f")
     plot(wide, a.ref, os.path.join(out, "dist-cdf.png"))
-    print("\nwrote %s and %s" % (os.path.join(out, "dist-summary.csv"), os.path.join(out, "dist-cdf.png")))
+    print("\nwrote %s, %s and %s" % (os.path.join(out, "dist-summary.csv"),
+                                     os.path.join(out, "dist-goals.csv"),
+                                     os.path.join(out, "dist-cdf.png")))
     return 0
 
 

@@ -9,14 +9,15 @@ DIR holds the guest's matrix.tsv (each cell's memory.max and workload
 command) and its runs (runs.tsv), or a stored runs.csv (which has both).
 For each cell and repetition (the run's --seed) this derives the exact
 sequence of pages the workload touched, replays it in aws-sim with frames
-= memory.max / 4 KiB for OPT, LRU and the simulator's two-list model with
-the stock, baseline, protect and detect policies (sim_: its default model;
-young_: with --fault-young), and writes DIR/opt.csv,
+= memory.max / 4 KiB for OPT, LRU, the simulator's two-list model with
+the stock, baseline, protect, detect, stable and hold policies and its
+model of MGLRU (sim_: its default model; young_: with --fault-young),
+and writes DIR/opt.csv,
 one row per (cell, rep):
 
   cell, rep, frames, trace, accesses, pages, opt_swapins, lru_swapins,
-  sim_stock_swapins, ..., sim_detect_swapins, young_stock_swapins, ...,
-  young_detect_swapins, note, source
+  sim_stock_swapins, ..., sim_mglru_swapins, young_stock_swapins, ...,
+  young_mglru_swapins, note, source
 
 trace is "exact", "approx" or "n/a"; note says why for the last two.
 The swap-ins are each policy's misses over the whole trace
@@ -65,13 +66,17 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("AWS_BUILD", os.path.join(TOP, "build"))
 PAGE = 4096
 # The simulator's two-list model of the kernel, run on the same trace: its
-# stock 6.1, the seed's three configurations and our two policies
-# (harness/experiment/calibrate.py sets them beside the guest's nomod,
-# baseline, protect, detect, stable and hold), in both of its models: "sim" (a
+# stock 6.1, the seed's three configurations, our two policies and its
+# model of MGLRU (harness/experiment/calibrate.py sets them beside the
+# guest's nomod, baseline, protect, detect, stable, hold and mglru), in
+# both of its models: "sim" (a
 # faulted-in page starts unreferenced) and "young" (--fault-young: the
 # fault leaves the PTE young, as x86 does); with --ratio auto, as the
 # guest's runs load the module (each policy's own inactive ratio).
-SIM_POLICIES = ["stock", "baseline", "protect", "detect", "stable", "hold"]
+SIM_POLICIES = ["stock", "baseline", "protect", "detect", "stable", "hold", "mglru"]
+# the rows aws-sim writes for them, where the name differs (its model of
+# MGLRU, userspace/sim/mglru.c, is the guest's mglru)
+SIM_ROWS = {"mglru": "MGLRU"}
 SIM_MODELS = {"sim": ["--ratio", "auto"], "young": ["--fault-young", "--ratio", "auto"]}
 FIELDS = ["cell", "rep", "frames", "trace", "accesses", "pages", "opt_swapins", "lru_swapins"] + \
     ["%s_%s_swapins" % (m, p) for m in SIM_MODELS for p in SIM_POLICIES] + ["note", "source"]
@@ -151,7 +156,8 @@ def simulate(simbin, args, frames, tmp):
             o = rows["OPT"]
             swapins = {"opt": int(o["swapins_measured"]), "lru": int(rows["LRU"]["swapins_measured"])}
             accesses, pages = int(o["accesses"]), int(o["distinct_pages"])
-        swapins.update(("%s_%s" % (model, p), int(rows[p]["swapins_measured"])) for p in SIM_POLICIES)
+        swapins.update(("%s_%s" % (model, p), int(rows[SIM_ROWS.get(p, p)]["swapins_measured"]))
+                       for p in SIM_POLICIES)
     return accesses, pages, swapins
 
 

@@ -30,6 +30,8 @@ HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(HARNESS, "experiment"))
 import calibrate as C  # noqa: E402
 import dist as D  # noqa: E402
+import goals as G  # noqa: E402
+import sample as S  # noqa: E402
 import opt as O  # noqa: E402
 import results as R  # noqa: E402
 
@@ -350,9 +352,12 @@ def check_dist(d):
     # three instances, known ratios: hold 0.5x, 2x and 1x upstream; OPT 0
     # on the last (a ratio stays finite); the worst names its instance
     rows = []
-    for i, fam, params, counts in ((0, "loop", "size=1.5x loops=3", {"upstream": 99, "hold": 49, "LRU": 99, "OPT": 9}),
-                                   (1, "slide", "window=0.7x", {"upstream": 9, "hold": 19, "LRU": 0, "OPT": 0}),
-                                   (2, "zipf", "alpha=0.9", {"upstream": 3, "hold": 3, "LRU": 3, "OPT": 0})):
+    for i, fam, params, counts in ((0, "loop", "size=1.5x loops=3", {"upstream": 99, "hold": 49, "LRU": 99, "OPT": 9,
+                                                                     "MGLRU": 99}),
+                                   (1, "slide", "window=0.7x", {"upstream": 9, "hold": 19, "LRU": 0, "OPT": 0,
+                                                                "MGLRU": 9}),
+                                   (2, "zipf", "alpha=0.9", {"upstream": 3, "hold": 3, "LRU": 3, "OPT": 0,
+                                                             "MGLRU": 3})):
         for pol, n in counts.items():
             rows.append({"instance": i, "dist_seed": 1, "family": fam, "frames": 1024, "accesses": 10,
                          "distinct_pages": 5, "policy": pol, "swapins": n, "params": params})
@@ -371,12 +376,94 @@ def check_dist(d):
     with open(os.devnull, "w") as null:
         rc = subprocess.run([sys.executable, D.__file__, csv, "--out", out], stdout=null).returncode
     assert rc == 0 and os.path.getsize(os.path.join(out, "dist-cdf.png")) > 0
+    v = pd.read_csv(os.path.join(out, "dist-goals.csv"))
+    assert v.set_index("goal").at["no-harm-max", "verdict"] == "missed", v
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, D.__file__, csv, "--out", out, "--peers", "upstream,lirs"],
+                            stdout=null, stderr=null).returncode
+    assert rc == 1, "a peer missing from the CSV was accepted"
     bad = os.path.join(d, "bad.csv")
     pd.DataFrame([{"instance": 0, "policy": "hold"}]).to_csv(bad, index=False)
     with open(os.devnull, "w") as null:
         rc = subprocess.run([sys.executable, D.__file__, bad], stdout=null, stderr=null).returncode
     assert rc == 1, "a CSV that is not aws-sim's was accepted"
-    return "median, worst with its instance, per family, the plot; a foreign CSV refused"
+    return "median, worst with its instance, per family, the plot, the goals; a foreign CSV refused"
+
+
+def goals_table(rows):
+    """A goals table from (family, params, {policy: (median, lo, hi)})."""
+    t = []
+    for fam, params, counts in rows:
+        r = {"family": fam, "params": params, "frames": 1024}
+        for p, (m, lo, hi) in counts.items():
+            r.update({p: m, p + "_lo": lo, p + "_hi": hi})
+        t.append(r)
+    return pd.DataFrame(t)
+
+
+def check_goals(d):
+    # each goal met, missed and not told apart on a table built for it;
+    # 1024 frames: the slide limit is 32 swap-ins
+    one = lambda n: (n, n, n)  # noqa: E731
+    t = goals_table([
+        ("loop", "size=1.5x loops=3", {"hold": one(139), "upstream": one(199), "MGLRU": one(179), "OPT": one(99)}),
+        # below 1.05x memory: not a loop-opt instance (60x OPT), but a loop
+        ("loop", "size=1.02x loops=3", {"hold": one(599), "upstream": one(999), "MGLRU": one(999), "OPT": one(9)}),
+        ("slide", "window=0.7x", {"hold": one(20), "upstream": one(0), "MGLRU": one(5), "OPT": one(0)}),
+        ("scanhot", "hot=0.25x scan=1.0x", {"hold": one(300), "upstream": one(900), "MGLRU": one(900),
+                                             "OPT": one(0)}),
+        ("thrash", "cold=1.5x", {"hold": one(119), "upstream": one(199), "MGLRU": one(199), "OPT": one(99)})])
+    v = {g: (verdict, fig) for g, verdict, fig, _ in G.check(t, "hold", ["upstream", "MGLRU"])}
+    want = {"no-harm-95": "missed", "no-harm-max": "missed", "slide-fits": "met", "loop-opt": "met",
+            "thrash-opt": "met", "scanhot-kept": "missed", "family-gain-loop": "met",
+            "family-gain-scanhot": "met", "family-gain-thrash": "met"}
+    assert {g: x[0] for g, x in v.items()} == want, v
+    # the better is per instance: slide's is upstream (0), so hold is 21x there
+    assert v["no-harm-max"][1] == "worst 21.000", v
+    # ranges: the slide window within the limit at one end of the runs only
+    t.loc[2, ["hold_lo", "hold_hi"]] = (10, 40)
+    t.loc[0, ["hold_lo", "hold_hi"]] = (100, 160)
+    v = {g: verdict for g, verdict, _, _ in G.check(t, "hold", ["upstream", "MGLRU"])}
+    assert v["slide-fits"] == "not told apart" and v["loop-opt"] == "not told apart", v
+    assert G.param("hot=0.25x scan=1.0x", "scan") == 1.0 and math.isnan(G.param("a=1", "hot"))
+    return "each goal met, missed and not told apart as built; the better taken per instance"
+
+
+def check_sample(d):
+    # a made-up sample run of two instances (rng seed 41 at 16M: a zipf
+    # and a loop): the draw comes from this tree's aws-sim, the counts
+    # from runs.csv, OPT from opt.csv; a missing run or OPT is refused
+    sd = os.path.join(d, "sample")
+    os.makedirs(sd)
+    cells = [("zipf-0", 0), ("loop-3", 3)]
+    with open(os.path.join(sd, "sample.plan"), "w") as f:
+        f.write("about a test\nreps 3\ntimeout 60\nswap 1G\nglobal-guest-mem 128M\n")
+        for name, i in cells:
+            f.write("cell %s\nlimit 16M\npolicies nomod mglru hold\n"
+                    "run aws-instance --dist-seed 41 --index %d --memory 16M\nasks what?\n" % (name, i))
+    runs, opt = [], []
+    for name, _ in cells:
+        for rep in (1, 2, 3):
+            for pol, n in (("nomod", 1000), ("mglru", 900), ("hold", 500)):
+                runs.append({"cell": name, "policy": pol, "rep": rep, "vm_pswpin": n + rep})
+            opt.append({"cell": name, "rep": rep, "opt_swapins": 400})
+    pd.DataFrame(runs).to_csv(os.path.join(sd, "runs.csv"), index=False)
+    pd.DataFrame(opt).to_csv(os.path.join(sd, "opt.csv"), index=False)
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, S.__file__, sd], stdout=null).returncode
+    assert rc == 0, "sample.py exit status %d" % rc
+    t = pd.read_csv(os.path.join(sd, "sample.csv")).set_index("cell")
+    assert (t.at["zipf-0", "family"], t.at["loop-3", "family"]) == ("zipf", "loop"), t
+    assert re.match(r"size=[0-9.]+x loops=[0-9]+$", t.at["loop-3", "params"]), t.at["loop-3", "params"]
+    assert (t.at["loop-3", "hold"], t.at["loop-3", "hold_lo"], t.at["loop-3", "hold_hi"]) == (502, 501, 503)
+    v = pd.read_csv(os.path.join(sd, "sample-goals.csv")).set_index("goal")
+    # hold 501-503 against mglru 901-903: 0.555-0.559, a loop gain met
+    assert v.at["family-gain-loop", "verdict"] == "met" and v.at["no-harm-max", "verdict"] == "met", v
+    pd.DataFrame(opt[:3]).to_csv(os.path.join(sd, "opt.csv"), index=False)
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, S.__file__, sd], stdout=null, stderr=null).returncode
+    assert rc == 1, "a cell without OPT was judged"
+    return "the draw from aws-sim, the runs' ranges, the goals; a cell without OPT refused"
 
 
 def check_meta(d):
@@ -450,6 +537,7 @@ def main():
              ("x_opt_summary", check_opt_summary), ("table_and_plots_from_data", check_outputs),
              ("opt_trace_recipe", check_opt_recipe), ("opt_on_real_traces", check_opt_real),
              ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist),
+             ("distribution_goals", check_goals), ("sample_goals", check_sample),
              ("meta_json_from_its_sources", check_meta)]
     print("KTAP version 1\n1..%d" % len(tests))
     bad = 0

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The goals a policy is judged by on instances of the workload
+distribution (userspace/sim/dist.c), in the simulator and in the guest.
+
+A library: dist.py (the simulator's distribution, one count per instance
+and policy) and sample.py (the guest's sample, several runs per instance)
+build a table with one row per instance: its family, its drawn parameters
+and frames, and for every policy the median swap-ins with the range of the
+runs (lo, hi; all three equal for the simulator), OPT's exact count
+beside.  check() then states each goal for one policy against its peers
+(stock 6.1 and MGLRU: "the better" is, per instance, whichever missed
+less):
+
+  no-harm-95    swap-ins at most 1.03x the better's on 95 % of instances
+  no-harm-max   ... and never above 1.10x
+  slide-fits    a sliding window of at most one memory costs at most
+                frames / 32 swap-ins ("a few hundred" at 64 MiB: the
+                guest measured MGLRU at a few dozen on a window of half
+                of memory; the simulator's model of MGLRU does not get
+                there on larger windows)
+  loop-opt      loops of 1.05x to 4x memory at most 1.5x OPT
+  thrash-opt    the seed's thrash shape, cold slices returning, at most
+                1.28x OPT
+  scanhot-kept  a hot set re-read between used-once scans is kept after
+                the first round: no more swap-ins than the hot set has
+                pages
+  family-gain   on the loop, scanhot and thrash families, the median at
+                least 20 % below the better peer
+
+Every ratio is (swap-ins + 1) / (the other's + 1), so that two zeros are
+even.  A goal is "met" when it holds at every end of the runs' ranges,
+"missed" when it fails at every end, and "not told apart" otherwise (the
+simulator's single counts are always told apart).  The ratio of a range
+is [lo / the other's hi, hi / the other's lo].
+"""
+import math
+import re
+
+import pandas as pd
+
+NO_HARM, NO_HARM_MAX, NO_HARM_SHARE = 1.03, 1.10, 0.95
+LOOP_OPT, THRASH_OPT, FAMILY_GAIN = 1.5, 1.28, 0.8
+LOOP_SIZES = (1.05, 4.0)
+SLIDE_FRAMES_SHARE = 32
+GAIN_FAMILIES = ("loop", "scanhot", "thrash")
+
+
+def param(params, key):
+    """The value of KEY (a number, 'x' suffix dropped) in a 'k=v ...' string,
+    or nan."""
+    m = re.search(r"(?:^|\s)%s=([0-9.]+)x?(?:\s|$)" % re.escape(key), params)
+    return float(m.group(1)) if m else math.nan
+
+
+def ratio(t, a, b):
+    """(median, lo, hi) of (a + 1) / (b + 1), per row, for columns a and b
+    with their _lo and _hi ranges."""
+    med = (t[a] + 1) / (t[b] + 1)
+    lo = (t[a + "_lo"] + 1) / (t[b + "_hi"] + 1)
+    hi = (t[a + "_hi"] + 1) / (t[b + "_lo"] + 1)
+    return med, lo, hi
+
+
+def add_better(t, peers):
+    """Columns 'better', 'better_lo', 'better_hi': per instance, the peer with
+    the lower median, and the range of the lower of the peers."""
+    t = t.copy()
+    best = t[list(peers)].idxmin(axis=1)
+    t["better"] = [t.at[i, p] for i, p in best.items()]
+    t["better_lo"] = t[[p + "_lo" for p in peers]].min(axis=1)
+    t["better_hi"] = t[[p + "_hi" for p in peers]].min(axis=1)
+    t["better_of"] = best
+    return t
+
+
+def span(med, lo, hi, fmt="%.3f"):
+    """'med' alone when the range is a point, else 'med (lo-hi)'."""
+    if lo == hi == med:
+        return fmt % med
+    return (fmt + " (" + fmt + "-" + fmt + ")") % (med, lo, hi)
+
+
+def verdict(ok_everywhere, fails_everywhere):
+    if ok_everywhere:
+        return "met"
+    if fails_everywhere:
+        return "missed"
+    return "not told apart"
+
+
+def check(t, policy, peers):
+    """[(goal, verdict, figure, detail)] for POLICY against PEERS in table T."""
+    t = add_better(t, peers)
+    med, lo, hi = ratio(t, policy, "better")
+    out = []
+
+    n = len(t)
+    allowed = int(math.floor((1 - NO_HARM_SHARE) * n))
+    sure, maybe = int((lo > NO_HARM).sum()), int((hi > NO_HARM).sum())
+    out.append(("no-harm-95", verdict(maybe <= allowed, sure > allowed),
+                "p95 %.3f" % med.quantile(NO_HARM_SHARE),
+                "%d of %d instances above %.2fx the better (%d at the runs' best; %d allowed)"
+                % (maybe, n, NO_HARM, sure, allowed)))
+    w = med.idxmax()
+    out.append(("no-harm-max", verdict((hi <= NO_HARM_MAX).all(), (lo > NO_HARM_MAX).any()),
+                "worst " + span(med[w], lo[w], hi[w]),
+                "instance %s, %s: %s" % (w, t.at[w, "family"], t.at[w, "params"])))
+
+    s = t[(t.family == "slide") & (t.params.map(lambda p: param(p, "window")) <= 1.0)]
+    if len(s):
+        lim = s.frames / SLIDE_FRAMES_SHARE
+        w = (s[policy] - lim).idxmax()
+        out.append(("slide-fits", verdict((s[policy + "_hi"] <= lim).all(),
+                                          (s[policy + "_lo"] > lim).any()),
+                    "worst %d (limit %d)" % (s.at[w, policy], lim[w]),
+                    "%d windows of at most one memory; worst instance %s: %s"
+                    % (len(s), w, s.at[w, "params"])))
+    for goal, fam, cond, bound in (
+            ("loop-opt", "loop",
+             lambda p: LOOP_SIZES[0] <= param(p, "size") <= LOOP_SIZES[1], LOOP_OPT),
+            ("thrash-opt", "thrash", lambda p: True, THRASH_OPT)):
+        s = t[(t.family == fam) & t.params.map(cond)]
+        if not len(s):
+            continue
+        m, l, h = ratio(s, policy, "OPT")
+        w = m.idxmax()
+        out.append((goal, verdict((h <= bound).all(), (l > bound).any()),
+                    "median %.2f, worst %.2f x OPT" % (m.median(), m[w]),
+                    "%d instances at most %.2fx OPT: %d; worst instance %s: %s"
+                    % (len(s), bound, int((m <= bound).sum()), w, s.at[w, "params"])))
+    s = t[t.family == "scanhot"]
+    if len(s):
+        hot = s.params.map(lambda p: param(p, "hot")) * s.frames
+        w = (s[policy] / hot).idxmax()
+        out.append(("scanhot-kept", verdict((s[policy + "_hi"] <= hot).all(),
+                                            (s[policy + "_lo"] > hot).any()),
+                    "worst %d swap-ins, hot set %d" % (s.at[w, policy], hot[w]),
+                    "%d instances with at most the hot set's pages: %d; worst instance %s: %s"
+                    % (len(s), int((s[policy] <= hot).sum()), w, s.at[w, "params"])))
+    for fam in GAIN_FAMILIES:
+        s = t[t.family == fam]
+        if not len(s):
+            continue
+        m, l, h = ratio(s, policy, "better")
+        out.append(("family-gain-" + fam, verdict(h.median() <= FAMILY_GAIN,
+                                                   l.median() > FAMILY_GAIN),
+                    "median " + span(m.median(), l.median(), h.median()),
+                    "%d instances, median at most %.2fx the better" % (len(s), FAMILY_GAIN)))
+    return out
+
+
+def table_of_counts(wide):
+    """The simulator's wide table (one count per instance and policy, and
+    the instance's family, params and frames) as a goals table: lo = hi =
+    the count."""
+    t = wide.copy()
+    for p in [c for c in wide.columns if c not in ("family", "params", "frames")]:
+        t[p + "_lo"] = t[p]
+        t[p + "_hi"] = t[p]
+    return t
+
+
+def report(t, policy, peers):
+    """The goals as printable lines."""
+    rows = check(t, policy, peers)
+    lines = ["goals of %s against the better of %s, per instance:" % (policy, " and ".join(peers))]
+    for goal, v, fig, detail in rows:
+        lines.append("  %-20s %-15s %-32s %s" % (goal, v, fig, detail))
+    return lines, pd.DataFrame(rows, columns=["goal", "verdict", "figure", "detail"])

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The goals, judged in the guest on a sample of the workload distribution.
+
+usage: sample.py DIR [--judge hold] [--peers nomod,mglru]
+
+DIR is a `make run` result folder whose plan's cells run aws-instance
+(PLAN=sample: instances of userspace/sim/dist.c, each replayed exactly by
+the guest), with runs.csv (harness/experiment/results.py) and opt.csv
+(harness/experiment/opt.py: OPT on each run's own trace).  For every cell
+this takes each policy's swap-ins (the guest's pswpin) over its runs:
+median, lowest and highest; the instance's family and drawn parameters
+from the simulator's own draw (aws-sim --distribution, the same rng seed,
+index and frames); and states the goals (harness/experiment/goals.py) of
+each --judge policy against the better of the --peers, with the runs'
+ranges as the intervals.  Writes DIR/sample.csv (one row per instance)
+and DIR/sample-goals.csv, and prints the goals.
+
+Exit status 1 if a cell does not run aws-instance, a judged policy or a
+peer has no runs in a cell, or OPT is missing for a cell: every instance
+of the sample is judged, or none.
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import pandas as pd
+
+import goals
+import plan as plans
+from opt import memory_max_bytes
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PAGE = 4096
+
+
+class SampleError(Exception):
+    pass
+
+
+def instances(plan_path):
+    """{cell: (rng seed, index, frames)} from the plan's aws-instance cells."""
+    _, cells = plans.check(plan_path)
+    out = {}
+    for c in cells:
+        argv = shlex.split(c["run"])
+        if argv[0] != "aws-instance":
+            raise SampleError("cell %s runs %s, not aws-instance" % (c["name"], argv[0]))
+        opts = dict(zip(argv[1::2], argv[2::2]))
+        try:
+            mem = memory_max_bytes(opts["--memory"])
+            out[c["name"]] = (int(opts["--dist-seed"]), int(opts["--index"]), mem and mem // PAGE)
+        except (KeyError, ValueError) as e:
+            raise SampleError("cell %s: cannot read %s from '%s'" % (c["name"], e, c["run"]))
+        if not mem:
+            raise SampleError("cell %s: --memory %s is not a fixed size" % (c["name"], opts["--memory"]))
+    return out
+
+
+def draws(cells, sim):
+    """{cell: (family, params)}: the simulator's own draw of each instance."""
+    out = {}
+    for seed, frames in sorted({(s, f) for s, _, f in cells.values()}):
+        n = max(i for s, i, f in cells.values() if (s, f) == (seed, frames)) + 1
+        with tempfile.TemporaryDirectory() as tmp:
+            csv = os.path.join(tmp, "d.csv")
+            r = subprocess.run([sim, "--distribution", str(n), "--dist-seed", str(seed), "--frames",
+                                str(frames), "--policies", "lru", "--csv", csv],
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise SampleError("%s --distribution failed: %s" % (sim, r.stderr.strip()))
+            d = pd.read_csv(csv).set_index("instance")
+        for cell, (s, i, f) in cells.items():
+            if (s, f) == (seed, frames):
+                out[cell] = (d.at[i, "family"], d.at[i, "params"])
+    return out
+
+
+def table(d, cells, drawn, policies):
+    """The goals table: one row per cell (instance)."""
+    runs = pd.read_csv(os.path.join(d, "runs.csv"), keep_default_na=False, na_values=[""])
+    opt = pd.read_csv(os.path.join(d, "opt.csv"), keep_default_na=False, na_values=[""])
+    rows = []
+    for cell, (seed, index, frames) in cells.items():
+        r = {"cell": cell, "dist_seed": seed, "instance": index, "frames": frames,
+             "family": drawn[cell][0], "params": drawn[cell][1]}
+        for p in policies:
+            v = runs[(runs.cell == cell) & (runs.policy == p)].vm_pswpin.dropna()
+            if v.empty:
+                raise SampleError("cell %s has no run of %s" % (cell, p))
+            r.update({p: v.median(), p + "_lo": v.min(), p + "_hi": v.max(), p + "_n": len(v)})
+        o = opt[(opt.cell == cell)].opt_swapins.dropna()
+        if o.empty:
+            raise SampleError("cell %s has no OPT (opt.csv)" % cell)
+        if o.nunique() != 1:
+            raise SampleError("cell %s: OPT differs between runs of one instance: %s"
+                              % (cell, sorted(o.unique())))
+        r.update({"OPT": o.iloc[0], "OPT_lo": o.iloc[0], "OPT_hi": o.iloc[0]})
+        rows.append(r)
+    return pd.DataFrame(rows).set_index("cell")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--judge", default="hold", help="the policies the goals judge (default hold)")
+    ap.add_argument("--peers", default="nomod,mglru", help="the better of these (default nomod,mglru)")
+    ap.add_argument("--sim", default=os.path.join(TOP, "build", "userspace", "aws-sim"))
+    a = ap.parse_args(argv)
+    judged, peers = a.judge.split(","), a.peers.split(",")
+    try:
+        plan_files = [f for f in os.listdir(a.dir) if f.endswith(".plan")]
+        if len(plan_files) != 1:
+            raise SampleError("%s holds %d plan files, not one" % (a.dir, len(plan_files)))
+        cells = instances(os.path.join(a.dir, plan_files[0]))
+        t = table(a.dir, cells, draws(cells, a.sim), judged + peers)
+    except (SampleError, plans.PlanError, OSError) as e:
+        print("error: sample.py: %s" % e, file=sys.stderr)
+        return 1
+    t.to_csv(os.path.join(a.dir, "sample.csv"))
+    print("the sample: %d instances of the distribution in the guest, %s runs each; goals against"
+          " the better of %s, intervals from the runs' range"
+          % (len(t), "/".join(str(n) for n in sorted(set(t[judged[0] + "_n"]))), " and ".join(peers)))
+    verdicts = []
+    for p in judged:
+        lines, v = goals.report(t, p, peers)
+        print("\n".join(lines))
+        verdicts.append(v.assign(policy=p))
+    pd.concat(verdicts).to_csv(os.path.join(a.dir, "sample-goals.csv"), index=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
