@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """compare-runs.py - did a code change move the numbers of `make run`?
 
-usage: harness/experiment/compare-runs.py OLD/runs.csv NEW/runs.csv [--cells a,b,...]
+usage: harness/experiment/compare-runs.py OLD NEW [--cells a,b,...]
+
+OLD and NEW are two `make run` result folders (or their runs.csv).
 
 For every (cell, policy) present in both runs and each count it prints the
 two medians and the range of all pairwise differences new - old (with 3
@@ -15,6 +17,7 @@ is the control that shows it.  Exit status 1 if a module
 policy moved on a selected cell.
 """
 import argparse
+import os
 import sys
 
 import pandas as pd
@@ -46,7 +49,11 @@ def main():
     ap.add_argument("new")
     ap.add_argument("--cells", help="comma list of cells to judge (default all)")
     args = ap.parse_args()
-    df = compare(pd.read_csv(args.old), pd.read_csv(args.new))
+    old, new = (os.path.join(p, "runs.csv") if os.path.isdir(p) else p for p in (args.old, args.new))
+    try:
+        df = compare(pd.read_csv(old), pd.read_csv(new))
+    except OSError as e:
+        sys.exit("compare-runs: %s" % e)
     if df.empty:
         sys.exit("compare-runs: no (cell, policy) in both runs")
     if args.cells:
