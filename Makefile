@@ -28,7 +28,8 @@ KCC := ccache gcc
 TOOLS_IMG := $(B)/tools-$(VARIANT).img
 DEPS := linux-source-6.1 linux-config-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
 	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse shellcheck \
-	gnuplot python3-matplotlib python3-pandas libnuma-dev libcap-dev sqlite3
+	gnuplot python3-matplotlib python3-pandas libnuma-dev libcap-dev sqlite3 \
+	redis-server redis-tools
 UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 

@@ -4,18 +4,22 @@
 # Build the guest root filesystem image build/rootfs.img: a debootstrap
 # --variant=minbase bookworm with the few tools the guest suites need (kmod
 # for insmod/rmmod, procps, stress-ng, trace-cmd for the module's trace
-# events, sqlite3 for the real-program cell, aws-sqlite), an unprivileged user
-# 'aws' (uid 1000) for the permission tests, and a tiny PID-1 stub that hands
-# over to the scripts on the tools disk.  The image is made with mkfs.ext4 -d
-# (no loop mount).  It is rebuilt only when this script changes; the guest
-# scripts, workloads and module travel on the separate tools disk
-# (harness/images/make-tools-disk.sh).
+# events, and the real programs of the real-program cells: sqlite3 for
+# aws-sqlite, redis-server and redis-tools for aws-redis), an unprivileged
+# user 'aws' (uid 1000) for the permission tests, and a tiny PID-1 stub that
+# hands over to the scripts on the tools disk.  No service of those
+# packages ever starts: debootstrap configures them behind a policy-rc.d
+# that refuses every start, and the guest boots /sbin/aws-init, not an init
+# system (aws-redis runs a redis-server of its own).  The image is made
+# with mkfs.ext4 -d (no loop mount).  It is rebuilt only when this script
+# changes; the guest scripts, workloads and module travel on the separate
+# tools disk (harness/images/make-tools-disk.sh).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 IMG=$AWS_BUILD/rootfs.img
 DIR=$AWS_BUILD/rootfs
-PKGS=kmod,procps,stress-ng,trace-cmd,sqlite3
+PKGS=kmod,procps,stress-ng,trace-cmd,sqlite3,redis-server,redis-tools
 key=$(hash_files "$0")
 MIRROR=${AWS_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)}

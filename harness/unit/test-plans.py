@@ -86,7 +86,7 @@ bad = [
     ("unknown_policy", GOOD.replace("nomod detect-r3", "nomod lirs"), r"unknown policy 'lirs'"),
     ("ratio_on_a_kernel_policy", GOOD.replace("nomod detect-r3", "mglru-r3"),
      r"unknown policy 'mglru-r3'"),
-    ("unknown_workload", GOOD.replace("aws-loop", "aws-redis"), r"'aws-redis', not a workload"),
+    ("unknown_workload", GOOD.replace("aws-loop", "aws-memcached"), r"'aws-memcached', not a workload"),
     ("duplicate_cell", GOOD + GOOD[GOOD.index("cell one"):], r"a second cell named one"),
     ("missing_reps", GOOD.replace("reps 2\n", ""), r"the header has no 'reps'"),
     ("zero_reps", GOOD.replace("reps 2", "reps 0"), r"reps must be a positive integer"),

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftest.sh - self-test of the workloads (aws-protect, aws-thrash,
-# aws-zipf, aws-randw, aws-loop, aws-instance, and the sqlite3 script
-# aws-sqlite) with tiny sizes; prints KTAP, exits non-zero
-# if any case fails. POSIX sh + coreutils + grep + awk (mawk is fine), so it
-# runs on the build host and inside the guest alike.
+# aws-zipf, aws-randw, aws-loop, aws-instance, and the scripts around real
+# programs: aws-sqlite, sqlite3, and aws-redis, redis-server and
+# redis-benchmark, whose runs fail saying so where those are missing) with
+# tiny sizes; prints KTAP, exits non-zero if any case fails. POSIX sh +
+# coreutils + grep + awk (mawk is fine), so it runs on the build host and
+# inside the guest alike.
 #
 #   usage: selftest.sh <directory containing the aws-* binaries> [all|kernel]
 #
@@ -18,13 +20,13 @@
 # keys and verify_fail=0), --corrupt-test (exit 3 with VERIFY_FAIL), a garbage
 # size (exit 2), an unknown option and a stray operand (exit 2). A few more
 # cases check size forms (x, %, K, bare MiB), AWS_MEM_LIMIT_MB and the
-# deterministic --records / --writes / --loops counts. On the host ("all")
-# it also checks each workload's --save-trace: that aws-sim (in the same
-# directory) replays exactly the pages aws-zipf, aws-randw and aws-loop
-# touch, and that aws-thrash's and aws-protect's traces are the access
-# sequences their sources describe, page for page, and each workload's
-# --describe line (the kind of trace a command has, and for a
-# multi-threaded one aws-sim's arguments) for commands of every kind.
+# deterministic --records / --writes / --loops / --scans / --requests
+# counts. On the host ("all") it also checks each workload's --save-trace:
+# that aws-sim (in the same directory) replays exactly the pages aws-zipf,
+# aws-randw and aws-loop touch, and that aws-thrash's and aws-protect's
+# traces are the access sequences their sources describe, page for page,
+# and each workload's --describe line (the kind of trace a command has, and
+# for a multi-threaded one aws-sim's arguments) for commands of every kind.
 
 BIN=${1:-}
 SET=${2:-all}
@@ -61,6 +63,7 @@ tiny_args() {
 	loop)    echo "--size 4M --loops 3" ;;
 	instance) echo "--dist-seed 7 --index 3 --memory 1M" ;;
 	sqlite)  echo "--size 4M --scans 2" ;;
+	redis)   echo "--size 2M --requests 1000" ;;
 	esac
 }
 
@@ -73,6 +76,7 @@ keys_of() {
 	loop)    echo "loop_majfaults loop_pswpin loops pages loop_seconds" ;;
 	instance) echo "family accesses pages majfaults replay_pswpin replay_seconds" ;;
 	sqlite)  echo "rows scans build_seconds scan_seconds scan_rows_per_s scan_pswpin scan_majfaults" ;;
+	redis)   echo "keys value_bytes dataset_bytes requests clients build_seconds get_seconds check_seconds get_pswpin get_majfaults get_requests_per_s" ;;
 	esac
 }
 
@@ -252,6 +256,27 @@ case_sqlite_counts() {
 	expect_key scans 3 || return 1
 	expect_key pages_verified $((3 * 1024)) || return 1
 	expect_key_positive scan_rows_per_s
+}
+
+case_redis_counts() {
+	# 1000 keys of 4192 bytes, 1500 GETs over 2 connections (all of them
+	# hits, or the run fails); every value checked
+	run redis --size 4192000 --requests 1500 --clients 2
+	expect_rc 0 || return 1
+	check_result redis || return 1
+	expect_key verify_fail 0 || return 1
+	expect_key keys 1000 || return 1
+	expect_key value_bytes 4000 || return 1
+	expect_key requests 1500 || return 1
+	expect_key clients 2 || return 1
+	expect_key pages_verified 1000 || return 1
+	expect_key_positive get_requests_per_s || return 1
+	# used_memory holds the 1000 values' pages at least
+	v=$(get dataset_bytes)
+	if [ "${v:-0}" -lt $((1000 * 4096)) ]; then
+		diag "dataset_bytes=$v, expected at least $((1000 * 4096))"
+		return 1
+	fi
 }
 
 case_loop_counts() {
@@ -733,6 +758,13 @@ case_describe_sqlite() {
 		sqlite --size 160M --scans 4
 }
 
+case_describe_redis() {
+	describe_is "$(na redis "a real program (redis-server): its page trace is not recorded")" \
+		redis --size 96M --requests 20000 || return 1
+	describe_is "$(na redis "a real program (redis-server): its page trace is not recorded")" \
+		redis --size 4M --clients 4 --corrupt-test --seed 3
+}
+
 # A bad argument exits 2 with --describe as without it, stdout empty; so
 # does an option the workload does not have (opt.py's old copy called
 # aws-thrash --seconds 5 timed).
@@ -740,7 +772,8 @@ case_describe_bad_args() {
 	for cmd in "zipf --alpha 9" "zipf --size 4M --threads 2 --records 5 --save-trace $TMP/x" \
 	    "randw --size 4Q" "randw --size 8K --threads 3 --writes 1" "thrash --seconds 5" \
 	    "protect --hot 2M --wave 4M --save-trace $TMP/x --corrupt-test" \
-	    "loop --size 4M stray" "sqlite --size 1K" "zipf --size 4M --records 0"; do
+	    "loop --size 4M stray" "sqlite --size 1K" "zipf --size 4M --records 0" \
+	    "redis --size 64K" "redis --clients 65" "redis --requests 0"; do
 		# shellcheck disable=SC2086 # word splitting of the command
 		run $cmd --describe
 		if [ "$rc" -ne 2 ] || [ -s "$OUT" ] || [ ! -s "$ERR" ]; then
@@ -769,15 +802,16 @@ case_describe_runs_nothing() {
 # ---- plan and run -------------------------------------------------------
 
 CASES=
-for w in protect thrash zipf randw loop instance sqlite; do
+for w in protect thrash zipf randw loop instance sqlite redis; do
 	for c in run corrupt_test; do
 		CASES="$CASES $w:$c"
 	done
 done
-CASES="$CASES thrash:thrash_write loop:loop_counts sqlite:sqlite_counts zipf:zipf_records randw:randw_writes"
+CASES="$CASES thrash:thrash_write loop:loop_counts sqlite:sqlite_counts redis:redis_counts"
+CASES="$CASES zipf:zipf_records randw:randw_writes"
 CASES="$CASES zipf:early_stop randw:early_stop protect:size_fraction_of_memtotal"
 if [ "$SET" = all ]; then
-	for w in protect thrash zipf randw loop instance sqlite; do
+	for w in protect thrash zipf randw loop instance sqlite redis; do
 		for c in help garbage_size unknown_option stray_operand; do
 			CASES="$CASES $w:$c"
 		done
@@ -788,6 +822,7 @@ if [ "$SET" = all ]; then
 	CASES="$CASES instance:instance_trace_matches_sim instance:describe_instance"
 	CASES="$CASES zipf:describe_zipf randw:describe_randw thrash:describe_thrash"
 	CASES="$CASES protect:describe_protect loop:describe_loop sqlite:describe_sqlite"
+	CASES="$CASES redis:describe_redis"
 	CASES="$CASES zipf:describe_bad_args zipf:describe_runs_nothing"
 fi
 
