@@ -25,6 +25,7 @@
  */
 #include <linux/anon_ws_hooks.h>
 #include <linux/cgroup.h>
+#include <linux/delay.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -151,6 +152,14 @@ static int __init aws_layout_setup(void)
  * every hook, in every cgroup) and drop our shadows while the hooks still
  * guard swap-ins, then unregister.
  */
+#ifdef CONFIG_ANON_WS_HOOKS_DEBUG
+/* Widens the window in which policy writes meet an unload, for tests. */
+static unsigned int exit_delay_ms;
+module_param(exit_delay_ms, uint, 0644);
+MODULE_PARM_DESC(exit_delay_ms,
+		 "sleep this long in rmmod between refusing policy writes and unregistering");
+#endif
+
 static void aws_exit_policies(void)
 {
 	unsigned long swept;
@@ -164,6 +173,10 @@ static void aws_exit_policies(void)
 	swept = aws_switch_end();
 	trace_aws_switch("unload", 0, aws_policy_stock.name, swept);
 	kernel_param_unlock(THIS_MODULE);
+#ifdef CONFIG_ANON_WS_HOOKS_DEBUG
+	if (READ_ONCE(exit_delay_ms))
+		msleep(READ_ONCE(exit_delay_ms));
+#endif
 	anon_ws_unregister(&aws_ops);
 }
 

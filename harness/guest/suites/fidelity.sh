@@ -252,7 +252,12 @@ expect window_unload_caught stale_shadows $((s2 - s1)) -gt 0
 shm_drop win
 
 # 9. A policy write while rmmod unloads: refused, never applied without a
-# sweep.  The writes loop in the background under a swapping load.
+# sweep.  The writes loop in the background under a swapping load, and
+# the unload waits a second between refusing writes and unregistering
+# (exit_delay_ms, debug kernels' knob): without it the debug kernel's
+# writes, a fork each, missed the window (ebusy=0).
+check exit_delay_knob test -w "$AWS_PARAMS/exit_delay_ms"
+echo 1000 >"$AWS_PARAMS/exit_delay_ms"
 shm_write busy
 (cat "$SHM/busy" >/dev/null) &
 rdr=$!
