@@ -21,7 +21,10 @@ pair by pair, for each model:
   when both order it the same way, "tie" when either cannot order it
   (the guest's spread, or the model's equality), and "CONTRADICT" when
   they order it opposite ways.  A cell's ranking agrees when no pair
-  contradicts.
+  contradicts.  Then, per policy over all cells: the model's swap-ins
+  against the guest's, their rank correlation across cells, and the pairs
+  involving that policy by verdict (the calibration of the MGLRU model
+  is its row).
 
 Writes DIR/calib.csv (one row per cell and policy) and DIR/calib.txt (the
 table, also printed).  Exit status 0 even when rankings contradict: this
@@ -114,7 +117,26 @@ def report(t, ps):
     for m in MODELS:
         nbad = len({p[0] for p in ps[m] if p[3] == "CONTRADICT"})
         lines.append("%-5s: %d cell(s), rankings agree in %d, contradict in %d" % (m, n, n - nbad, nbad))
+    lines += [""] + per_policy(t, ps)
     return "\n".join(lines)
+
+
+def per_policy(t, ps):
+    """Each policy over the cells, per model: the model's swap-ins against
+    the guest's (median of (model + 1) / (guest + 1), and its 10th and 90th
+    percentile), the rank correlation of the two across cells, and the
+    pairs with another policy of the same cell that the two order alike."""
+    lines = ["per policy over the cells: model / guest swap-ins (median, p10-p90), Spearman's rank",
+             "correlation across cells, and the pairs with the policy that agree, tie, contradict"]
+    for pol, g in t.groupby("policy", sort=False):
+        for m in MODELS:
+            r = (g[m + "_median"] + 1) / (g.guest_median + 1)
+            rho = g.guest_median.rank().corr(g[m + "_median"].rank()) if len(g) > 2 else float("nan")
+            mine = [p[3] for p in ps[m] if pol in (p[1], p[2])]
+            lines.append("  %-9s %-5s %3d cells  %.2f (%.2f-%.2f)  rho %5.2f  %d agree, %d tie, %d contradict"
+                         % (pol, m, len(g), r.median(), r.quantile(0.1), r.quantile(0.9), rho,
+                            mine.count("agree"), mine.count("tie"), mine.count("CONTRADICT")))
+    return lines
 
 
 def main(argv):
