@@ -99,7 +99,7 @@ def check(t, policy, peers):
     allowed = int(math.floor((1 - NO_HARM_SHARE) * n))
     sure, maybe = int((lo > NO_HARM).sum()), int((hi > NO_HARM).sum())
     out.append(("no-harm-95", verdict(maybe <= allowed, sure > allowed),
-                "p95 %.3f" % med.quantile(NO_HARM_SHARE),
+                "median %.3f, p95 %.3f" % (med.median(), med.quantile(NO_HARM_SHARE)),
                 "%d of %d instances above %.2fx the better (%d at the runs' best; %d allowed)"
                 % (maybe, n, NO_HARM, sure, allowed)))
     w = med.idxmax()
