@@ -50,9 +50,12 @@
  *                   NO = deactivate it as 6.1 does.  A kept folio goes
  *                   back as an active one: age is asked for it.
  *   inactive_ratio  the anon list is low when inactive * ratio < active:
- *                   return ratio, given 6.1's (int_sqrt(10 * GiB)).
- *                   The `ratio` module parameter, when not auto,
- *                   overrides it for every policy but stock.
+ *                   return ratio, given 6.1's (int_sqrt(10 * GiB)) and
+ *                   the lruvec's list sizes.  A policy that aims at a
+ *                   size rather than a proportion returns
+ *                   aws_ratio_for_target() (below).  The `ratio` module
+ *                   parameter, when not auto, overrides it for every
+ *                   policy but stock.
  *   file_workingset what a file refault distance is compared with, given
  *                   what 6.1 computed (active file + all anon when swap is
  *                   usable).
@@ -136,7 +139,8 @@ struct aws_policy {
 					     void *state);
 	enum aws_decision (*keep_active)(const struct aws_folio *f,
 					 void *state);
-	unsigned long (*inactive_ratio)(unsigned long stock_ratio, void *state);
+	unsigned long (*inactive_ratio)(const struct aws_lru_sizes *s,
+					unsigned long stock_ratio, void *state);
 	unsigned long (*file_workingset)(const struct aws_lru_sizes *s,
 					 unsigned long stock_size);
 };
@@ -191,6 +195,20 @@ static inline unsigned long aws_hash16(unsigned long id)
 				0x9e3779b97f4a7c15ULL) >> 48);
 }
 
+/*
+ * The inactive_ratio answer that makes the anon list low exactly while
+ * its inactive list holds fewer than @target pages: 0 (inactive * 0 <
+ * active whenever anything is active), or one more than active / inactive
+ * (inactive * ratio > active).
+ */
+static inline unsigned long aws_ratio_for_target(const struct aws_lru_sizes *s,
+						 unsigned long target)
+{
+	if (s->inactive_anon < target || !s->inactive_anon)
+		return 0;
+	return s->active_anon / s->inactive_anon + 1;
+}
+
 /* True for a policy that takes no decision: stock 6.1. */
 static inline bool aws_policy_is_stock(const struct aws_policy *p)
 {
@@ -221,6 +239,7 @@ static inline const struct aws_policy *aws_policy_find(const char *buf,
 static inline unsigned long aws_policy_ratio(const struct aws_policy *p,
 					     unsigned int ratio_param,
 					     unsigned long stock_ratio,
+					     const struct aws_lru_sizes *s,
 					     void *state)
 {
 	if (aws_policy_is_stock(p))
@@ -228,7 +247,7 @@ static inline unsigned long aws_policy_ratio(const struct aws_policy *p,
 	if (ratio_param != AWS_RATIO_AUTO)
 		return aws_inactive_ratio(ratio_param, stock_ratio);
 	if (p->inactive_ratio)
-		return p->inactive_ratio(stock_ratio, state);
+		return p->inactive_ratio(s, stock_ratio, state);
 	return stock_ratio;
 }
 

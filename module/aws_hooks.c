@@ -122,6 +122,20 @@ static bool aws_new_anon(struct folio *folio, struct vm_area_struct *vma)
 }
 
 /*
+ * The list sizes of @lruvec that a policy sees; swap is available when
+ * @memcg may still swap.
+ */
+static void aws_lru_sizes(struct lruvec *lruvec, struct mem_cgroup *memcg,
+			  struct aws_lru_sizes *s)
+{
+	s->active_anon = lruvec_page_state(lruvec, NR_ACTIVE_ANON);
+	s->inactive_anon = lruvec_page_state(lruvec, NR_INACTIVE_ANON);
+	s->active_file = lruvec_page_state(lruvec, NR_ACTIVE_FILE);
+	s->inactive_file = lruvec_page_state(lruvec, NR_INACTIVE_FILE);
+	s->swap_available = mem_cgroup_get_nr_swap_pages(memcg) > 0;
+}
+
+/*
  * A swapped-in folio found a shadow @s that the policy of @r stamped:
  * measure the refault distance on that policy's clock and let it judge, as
  * workingset_refault() does for stock.  @folio is locked, charged and not
@@ -169,11 +183,7 @@ static void aws_refault(struct aws_run *r, struct folio *folio,
 	aws_count(AWS_REFAULTS, nr);
 
 	mem_cgroup_flush_stats_delayed();
-	rf.sizes.active_anon = lruvec_page_state(eviction_lruvec, NR_ACTIVE_ANON);
-	rf.sizes.inactive_anon = lruvec_page_state(eviction_lruvec, NR_INACTIVE_ANON);
-	rf.sizes.active_file = lruvec_page_state(eviction_lruvec, NR_ACTIVE_FILE);
-	rf.sizes.inactive_file = lruvec_page_state(eviction_lruvec, NR_INACTIVE_FILE);
-	rf.sizes.swap_available = mem_cgroup_get_nr_swap_pages(memcg) > 0;
+	aws_lru_sizes(eviction_lruvec, memcg, &rf.sizes);
 	activate = p->refault(&rf, aws_state(r, eviction_lruvec)) == AWS_YES;
 	aws_count_distance(rf.distance, rf.workingset_size);
 	trace_aws_refault(p, eviction_memcg, &rf, activate);
@@ -400,6 +410,7 @@ static bool aws_swapin_mapped(struct folio *folio)
 static unsigned long aws_anon_inactive_ratio(struct lruvec *lruvec,
 					     unsigned long ratio)
 {
+	struct aws_lru_sizes sizes = { 0 };
 	unsigned int param;
 	struct aws_run *r;
 
@@ -411,7 +422,10 @@ static unsigned long aws_anon_inactive_ratio(struct lruvec *lruvec,
 	}
 	if (r->stock)
 		return ratio;
-	return aws_policy_ratio(r->policy, param, ratio, aws_state(r, lruvec));
+	if (r->policy->inactive_ratio && param == AWS_RATIO_AUTO)
+		aws_lru_sizes(lruvec, lruvec_memcg(lruvec), &sizes);
+	return aws_policy_ratio(r->policy, param, ratio, &sizes,
+				aws_state(r, lruvec));
 }
 
 /* A file refault: what its distance is compared with (stats are flushed). */
@@ -419,7 +433,7 @@ static unsigned long aws_file_workingset(struct lruvec *eviction_lruvec,
 					 unsigned long size)
 {
 	const struct aws_policy *p;
-	struct aws_lru_sizes sizes = { 0 };
+	struct aws_lru_sizes sizes;
 
 	if (likely(!atomic_read(&aws_cg_entries)))
 		p = aws_runs[READ_ONCE(aws_global)].policy;
@@ -428,10 +442,7 @@ static unsigned long aws_file_workingset(struct lruvec *eviction_lruvec,
 
 	if (!p->file_workingset)
 		return size;
-	sizes.active_anon = lruvec_page_state(eviction_lruvec, NR_ACTIVE_ANON);
-	sizes.inactive_anon = lruvec_page_state(eviction_lruvec, NR_INACTIVE_ANON);
-	sizes.active_file = lruvec_page_state(eviction_lruvec, NR_ACTIVE_FILE);
-	sizes.inactive_file = lruvec_page_state(eviction_lruvec, NR_INACTIVE_FILE);
+	aws_lru_sizes(eviction_lruvec, lruvec_memcg(eviction_lruvec), &sizes);
 	aws_count(AWS_FILE_REFAULTS_JUDGED, 1);
 	return p->file_workingset(&sizes, size);
 }

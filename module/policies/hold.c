@@ -222,8 +222,8 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
  * 6.1's int_sqrt(10 * GiB), without its floor of 1 below 1 GiB; the
  * refault rules size the active list's target with the same answer.
  */
-static unsigned long hold_inactive_ratio(unsigned long stock_ratio,
-					 void *state)
+static unsigned long hold_inactive_ratio(const struct aws_lru_sizes *sizes,
+					 unsigned long stock_ratio, void *state)
 {
 	struct hold_state *s = state;
 	unsigned long ratio = stock_ratio > HOLD_RATIO ? stock_ratio : HOLD_RATIO;

@@ -204,10 +204,21 @@ static unsigned long isqrt(unsigned long x)
 	return r;
 }
 
+/* The sizes a policy sees: the anon lists and the static file part. */
+static inline const struct aws_lru_sizes *lru2_sizes(const struct lru2 *m,
+						     struct aws_lru_sizes *s)
+{
+	*s = m->file;
+	s->active_anon = m->nr[L_ACTIVE];
+	s->inactive_anon = m->nr[L_INACTIVE];
+	return s;
+}
+
 /* 6.1 inactive_is_low() for the anon lists, with the module's ratio. */
 static inline bool inactive_is_low(struct lru2 *m)
 {
 	unsigned long inactive = m->nr[L_INACTIVE], active = m->nr[L_ACTIVE];
+	struct aws_lru_sizes sz;
 	unsigned long gb = (inactive + active) >> (30 - 12);
 
 	if (gb != m->ratio_cache_gb) {
@@ -216,7 +227,8 @@ static inline bool inactive_is_low(struct lru2 *m)
 	}
 	/* asked every time, as the module does: a policy may adapt it */
 	return inactive * aws_policy_ratio(m->pol, m->ratio_param,
-					   m->ratio_cache, m->state) < active;
+					   m->ratio_cache, lru2_sizes(m, &sz),
+					   m->state) < active;
 }
 
 /* workingset_age_nonresident() on @clock (nothing for AWS_CLOCK_NONE) */
@@ -424,9 +436,7 @@ static void refault(struct lru2 *m, uint32_t p, unsigned long shadow,
 					   s.eviction);
 	rf.workingset = s.workingset;
 	rf.id = (unsigned long)p + 1;	/* the page's identity, never 0 */
-	rf.sizes = m->file;
-	rf.sizes.active_anon = m->nr[L_ACTIVE];
-	rf.sizes.inactive_anon = m->nr[L_INACTIVE];
+	lru2_sizes(m, &rf.sizes);
 	activate = judge(&rf, state) == AWS_YES;
 
 	m->st->refaults++;

@@ -17,6 +17,7 @@ void aws_header_check(void)
 	static volatile unsigned long sink;
 	struct aws_shadow_layout l;
 	struct aws_shadow s;
+	struct aws_lru_sizes z = { 0 };
 	const struct aws_policy *p;
 	unsigned int r = 0;
 
@@ -33,7 +34,7 @@ void aws_header_check(void)
 	sink = aws_policy_is_stock(p);
 	sink = aws_ratio_parse("auto", 4, &r);
 	sink = aws_inactive_ratio(r, 1);
-	sink = aws_policy_ratio(p, r, 3, NULL);
+	sink = aws_policy_ratio(p, r, 3, &z, NULL);
 	sink = aws_layout_init(&l, 8 * sizeof(long) - 1, 6, 16, 0);
 	sink = aws_bucket_order(1UL << 20, l.eviction_bits);
 	sink = aws_pack_shadow(&l, &s);

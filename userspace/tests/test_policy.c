@@ -665,6 +665,10 @@ static void test_policy_ratio(struct aws_tc *tc)
 		AWS_RATIO_AUTO, 1, 3, AWS_RATIO_MAX, AWS_RATIO_MAX + 1,
 	};
 	static const unsigned long stock[] = { 1, 3, 10 };
+	const struct aws_lru_sizes sizes = {
+		.active_anon = 1000, .inactive_anon = 1000,
+		.swap_available = true,
+	};
 	unsigned int i, j, k;
 
 	for (i = 0; i < aws_nr_policies; i++) {
@@ -689,7 +693,7 @@ static void test_policy_ratio(struct aws_tc *tc)
 					want = param[j] > AWS_RATIO_MAX ?
 					       AWS_RATIO_MAX : param[j];
 				r = aws_policy_ratio(p, param[j], stock[k],
-						     NULL);
+						     &sizes, NULL);
 				CHECK(tc, r == want,
 				      "%s: param %u, 6.1 %lu: %lu, want %lu",
 				      p->name, param[j], stock[k], r, want);
@@ -827,8 +831,10 @@ static enum aws_decision any_refault(struct aws_refault *r, void *state)
 	return AWS_NO;
 }
 
-static unsigned long any_ratio(unsigned long stock_ratio, void *state)
+static unsigned long any_ratio(const struct aws_lru_sizes *s,
+			       unsigned long stock_ratio, void *state)
 {
+	(void)s;
 	(void)state;
 	return stock_ratio;
 }
@@ -888,9 +894,10 @@ static void test_is_stock(struct aws_tc *tc)
 	}
 }
 
-static unsigned long double_ratio(unsigned long stock_ratio, void *state)
+static unsigned long double_ratio(const struct aws_lru_sizes *s,
+				  unsigned long stock_ratio, void *state)
 {
-	return stock_ratio * 2 + (state ? 1 : 0);
+	return stock_ratio * 2 + (state ? 1 : 0) + s->active_anon;
 }
 
 /* A policy's own inactive_ratio: asked when auto, overridden otherwise. */
@@ -899,15 +906,16 @@ static void test_policy_ratio_callback(struct aws_tc *tc)
 	static const struct aws_policy p = {
 		.name = "x", .inactive_ratio = double_ratio,
 	};
+	struct aws_lru_sizes z = { .active_anon = 100 };
 	int state;
 
-	CHECK(tc, aws_policy_ratio(&p, AWS_RATIO_AUTO, 10, NULL) == 20,
+	CHECK(tc, aws_policy_ratio(&p, AWS_RATIO_AUTO, 10, &z, NULL) == 120,
 	      "auto does not ask the policy");
-	CHECK(tc, aws_policy_ratio(&p, AWS_RATIO_AUTO, 10, &state) == 21,
+	CHECK(tc, aws_policy_ratio(&p, AWS_RATIO_AUTO, 10, &z, &state) == 121,
 	      "the state is not passed on");
-	CHECK(tc, aws_policy_ratio(&p, 1, 10, NULL) == 1,
+	CHECK(tc, aws_policy_ratio(&p, 1, 10, &z, NULL) == 1,
 	      "ratio 1 does not override the policy");
-	CHECK(tc, aws_policy_ratio(&p, 3, 10, NULL) == 3,
+	CHECK(tc, aws_policy_ratio(&p, 3, 10, &z, NULL) == 3,
 	      "ratio 3 does not override the policy");
 }
 
@@ -983,7 +991,7 @@ static void test_hold_subset(struct aws_tc *tc)
 		if (!e || !e->hold_rules || !p->refault || !p->inactive_ratio)
 			continue;
 		st = state_new(p);
-		p->inactive_ratio(1, st);	/* 6.1 below 1 GiB: floor 3 */
+		p->inactive_ratio(&sz, 1, st);	/* 6.1 below 1 GiB: floor 3 */
 		yes = count_admitted(p, st, 9000, &sz, &quiet);
 		CHECK(tc, yes >= 1400 && yes <= 1600,
 		      "%s: %lu of 8000 admitted at 3/16", p->name, yes);
@@ -1040,7 +1048,7 @@ static void test_hold_subset(struct aws_tc *tc)
 		CHECK(tc, !yes, "%s: %lu displaced with 200 of 400 back",
 		      p->name, yes);
 		/* a ratio of 10 (6.1 at 10 GiB) moves the target to 2727 */
-		p->inactive_ratio(10, st);
+		p->inactive_ratio(&sz, 10, st);
 		yes = count_admitted(p, st, 9000, &sz, &quiet);
 		CHECK(tc, yes >= 1700 && yes <= 1950,
 		      "%s: %lu of 8000 held at 2727 / 12000", p->name, yes);
