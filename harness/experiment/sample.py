@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The goals, judged in the guest on a sample of the workload distribution.
 
-usage: sample.py DIR [--judge hold] [--peers nomod,mglru]
+usage: sample.py DIR [--judge hold,hold2] [--peers nomod,mglru]
 
 DIR is a `make run` result folder whose plan's cells run aws-instance
 (PLAN=sample: instances of userspace/sim/dist.c, each replayed exactly by
@@ -106,7 +106,7 @@ def table(d, cells, drawn, policies):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir")
-    ap.add_argument("--judge", default="hold", help="the policies the goals judge (default hold)")
+    ap.add_argument("--judge", default="hold,hold2", help="the policies the goals judge (default hold,hold2)")
     ap.add_argument("--peers", default="nomod,mglru", help="the better of these (default nomod,mglru)")
     ap.add_argument("--sim", default=os.path.join(TOP, "build", "userspace", "aws-sim"))
     a = ap.parse_args(argv)

@@ -374,7 +374,8 @@ def check_dist(d):
     assert abs(fam.loc["loop", "median"] - 0.5) < 1e-9, fam
     out = os.path.join(d, "dist-out")
     with open(os.devnull, "w") as null:
-        rc = subprocess.run([sys.executable, D.__file__, csv, "--out", out], stdout=null).returncode
+        rc = subprocess.run([sys.executable, D.__file__, csv, "--out", out, "--goals", "hold"],
+                            stdout=null).returncode
     assert rc == 0 and os.path.getsize(os.path.join(out, "dist-cdf.png")) > 0
     v = pd.read_csv(os.path.join(out, "dist-goals.csv"))
     assert v.set_index("goal").at["no-harm-max", "verdict"] == "missed", v
@@ -450,7 +451,7 @@ def check_sample(d):
     pd.DataFrame(runs).to_csv(os.path.join(sd, "runs.csv"), index=False)
     pd.DataFrame(opt).to_csv(os.path.join(sd, "opt.csv"), index=False)
     with open(os.devnull, "w") as null:
-        rc = subprocess.run([sys.executable, S.__file__, sd], stdout=null).returncode
+        rc = subprocess.run([sys.executable, S.__file__, sd, "--judge", "hold"], stdout=null).returncode
     assert rc == 0, "sample.py exit status %d" % rc
     t = pd.read_csv(os.path.join(sd, "sample.csv")).set_index("cell")
     assert (t.at["zipf-0", "family"], t.at["loop-3", "family"]) == ("zipf", "loop"), t
