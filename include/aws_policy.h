@@ -195,6 +195,88 @@ static inline unsigned long aws_hash16(unsigned long id)
 				0x9e3779b97f4a7c15ULL) >> 48);
 }
 
+/* h / 2^16 < num / den (a hash16 read as a fraction), without overflow. */
+static inline bool aws_hash_below(unsigned long h, unsigned long num,
+				  unsigned long den)
+{
+	while (num >= 1UL << 31 || den >= 1UL << 31) {
+		num >>= 1;
+		den >>= 1;
+	}
+	return (unsigned long long)h * (den ? den : 1) <
+	       (unsigned long long)num << 16;
+}
+
+/*
+ * What displacing active pages did, for a policy that judges it (hold,
+ * hold2): the PG_workingset pages evicted (out), and those of them that
+ * refaulted at a distance the active list covers (back) or from farther
+ * (far).  The counts are in pages and decay: once the pages evicted
+ * (ticks) pass the resident anon seen at the last refault, every count is
+ * halved, so they tell what happened over the last memory or two of
+ * evictions.  Single words updated without a lock: a lost update only
+ * blurs a fraction.
+ */
+struct aws_displaced {
+	unsigned long ticks;
+	unsigned long out;
+	unsigned long back;
+	unsigned long far;
+	unsigned long resident;
+};
+
+/* An eviction of @f: @f->nr_pages ticks, an out if it was active. */
+static inline void aws_displaced_evict(struct aws_displaced *d,
+				       const struct aws_folio *f)
+{
+	unsigned long window = d->resident ? d->resident : 1;
+
+	if (f->workingset)
+		d->out = aws_sat_add(d->out, f->nr_pages);
+	d->ticks = aws_sat_add(d->ticks, f->nr_pages);
+	if (d->ticks > window) {
+		d->ticks >>= 1;
+		d->out >>= 1;
+		d->back >>= 1;
+		d->far >>= 1;
+	}
+}
+
+/* A refault @r with @resident anon pages: a displaced page back or far. */
+static inline void aws_displaced_refault(struct aws_displaced *d,
+					 const struct aws_refault *r,
+					 unsigned long resident)
+{
+	d->resident = resident;
+	if (r->workingset && r->distance <= r->sizes.active_anon)
+		d->back = aws_sat_add(d->back, r->nr_pages);
+	else if (r->workingset)
+		d->far = aws_sat_add(d->far, r->nr_pages);
+}
+
+/*
+ * A refault whose distance the active list covers, judged by what
+ * displacing did: admitted unless the hash @h of its identity falls
+ * below the share of displaced pages that came back (back / out), so a
+ * loop whose displaced pages all come back stops displacing; every one
+ * while none came back, and without an identity.
+ */
+static inline enum aws_decision aws_displaced_admit(const struct aws_displaced *d,
+						    const struct aws_refault *r,
+						    unsigned long h)
+{
+	if (!d->back || !r->id)
+		return AWS_YES;
+	return aws_hash_below(h, d->back, d->out) ? AWS_NO : AWS_YES;
+}
+
+/* More than @stay times as many displaced pages stayed away as came back. */
+static inline bool aws_displaced_stay_away(const struct aws_displaced *d,
+					   unsigned long stay)
+{
+	return d->out > stay * aws_sat_add(d->back, d->far);
+}
+
 /*
  * The inactive_ratio answer that makes the anon list low exactly while
  * its inactive list holds fewer than @target pages: 0 (inactive * 0 <

@@ -110,8 +110,9 @@
  * page) and decay: once the ticks (evicted pages) pass one memory
  * (resident anon at the last refault), ticks, out, back and far are
  * halved, so the policy judges displacement by what happened over the
- * last memory or two of evictions.  The private state is six words per
- * lruvec, updated without a lock: a lost update only blurs a fraction.
+ * last memory or two of evictions (struct aws_displaced, which hold2
+ * shares).  The private state is six words per lruvec, updated without a
+ * lock: a lost update only blurs a fraction.
  *
  * Beyond the refault rule, keep_active, and ageing its clock only on
  * evictions and admissions, it is detect: inactive-first placement,
@@ -132,50 +133,21 @@
 #define HOLD_RUN_SHIFT	3
 
 struct hold_state {
-	unsigned long ticks;	/* evictions, decayed */
-	unsigned long out;	/* PG_workingset pages evicted, alike */
-	unsigned long back;	/* ... refaulted at a distance that fits */
-	unsigned long far;	/* ... refaulted from farther */
-	unsigned long resident;	/* resident anon at the last refault */
+	struct aws_displaced d;	/* what displacing did (aws_policy.h) */
 	unsigned long ratio;	/* the last inactive_ratio() answer */
 };
 
 /*
- * An eviction of @nr pages: @nr ticks (a THP counts as the 512 pages its
- * refaults will be, since 6.1 swaps in order 0); halve every count once a
- * memory has passed.
+ * Every eviction ticks, by nr_pages (a THP counts as the 512 pages its
+ * refaults will be, since 6.1 swaps in order 0).
  */
-static void hold_tick(struct hold_state *s, bool workingset, unsigned long nr)
-{
-	unsigned long window = s->resident ? s->resident : 1;
-
-	if (workingset)
-		s->out = aws_sat_add(s->out, nr);
-	s->ticks = aws_sat_add(s->ticks, nr);
-	if (s->ticks > window) {
-		s->ticks >>= 1;
-		s->out >>= 1;
-		s->back >>= 1;
-		s->far >>= 1;
-	}
-}
-
 static enum aws_decision hold_evict(const struct aws_folio *f, void *state)
 {
-	if (state)
-		hold_tick(state, f->workingset, f->nr_pages);
-	return AWS_YES;
-}
+	struct hold_state *s = state;
 
-/* h / 2^16 < num / den, without overflow (den 0 reads as 1). */
-static bool hold_below(unsigned long h, unsigned long num, unsigned long den)
-{
-	while (num >= 1UL << 31 || den >= 1UL << 31) {
-		num >>= 1;
-		den >>= 1;
-	}
-	return (unsigned long long)h * (den ? den : 1) <
-	       (unsigned long long)num << 16;
+	if (s)
+		aws_displaced_evict(&s->d, f);
+	return AWS_YES;
 }
 
 static enum aws_decision hold_refault(struct aws_refault *r, void *state)
@@ -192,30 +164,21 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 		return fits ? AWS_YES : AWS_NO;
 	ratio = s->ratio ? s->ratio : HOLD_RATIO;
 	target = resident / (ratio + 1) * ratio;
-	s->resident = resident;
-	if (r->workingset && fits)
-		s->back = aws_sat_add(s->back, r->nr_pages);
-	else if (r->workingset)
-		s->far = aws_sat_add(s->far, r->nr_pages);
+	aws_displaced_refault(&s->d, r, resident);
 	r->quiet = true;
 
-	if (fits) {
-		/* 1: for the share of displaced pages that stay away */
-		if (!s->back || !r->id)
-			return AWS_YES;
-		return hold_below(h, s->back, s->out) ? AWS_NO : AWS_YES;
-	}
+	/* 1: for the share of displaced pages that stay away */
+	if (fits)
+		return aws_displaced_admit(&s->d, r, h);
 	/* 2: a stable part of a reuse longer than memory */
 	if (!r->id)
 		return AWS_NO;
-	if (!hold_below(h, target, aws_sat_add(r->distance, resident)))
+	if (!aws_hash_below(h, target, aws_sat_add(r->distance, resident)))
 		return AWS_NO;
 	if (z->active_anon < target)
 		return AWS_YES;		/* into room */
 	/* beyond the target, while most displaced pages stay away */
-	if (s->out <= HOLD_STAY * aws_sat_add(s->back, s->far))
-		return AWS_NO;
-	return AWS_YES;
+	return aws_displaced_stay_away(&s->d, HOLD_STAY) ? AWS_YES : AWS_NO;
 }
 
 /*

@@ -102,9 +102,6 @@
 #ifndef HOLD2_GEN
 #define HOLD2_GEN	2	/* memories of evictions per bitmap turn */
 #endif
-#ifndef HOLD2_ROOM
-#define HOLD2_ROOM 1
-#endif
 #ifndef HOLD2_STAY
 #define HOLD2_STAY	2	/* hold's majority of displaced pages */
 #endif
@@ -112,12 +109,8 @@
 #define HOLD2_LONGS	(HOLD2_BITS / (8 * sizeof(unsigned long)))
 
 struct hold2_state {
+	struct aws_displaced d;	/* what displacing did, as hold */
 	unsigned long cold;	/* target of the inactive list, pages */
-	unsigned long resident;	/* resident anon, last seen */
-	unsigned long ticks;	/* evictions, decayed */
-	unsigned long out;	/* PG_workingset pages evicted, alike */
-	unsigned long back;	/* ... refaulted at a distance that fits */
-	unsigned long far;	/* ... refaulted from farther */
 	unsigned long turn_ticks;	/* evictions since the bitmaps turned */
 	unsigned long turn;	/* which bitmap is being filled */
 	unsigned long seen[2][HOLD2_LONGS];	/* refaulted identities */
@@ -134,26 +127,18 @@ static unsigned long hold2_ceiling(unsigned long resident)
 }
 
 /*
- * An eviction of @nr pages: hold's decaying counts, and the bitmaps'
- * turn once HOLD2_GEN memories of evictions have passed.
+ * An eviction: hold's counts, and the bitmaps' turn once HOLD2_GEN
+ * memories of evictions have passed.
  */
 static enum aws_decision hold2_evict(const struct aws_folio *f, void *state)
 {
 	struct hold2_state *s = state;
-	unsigned long window, i;
+	unsigned long i, window;
 
 	if (!s)
 		return AWS_YES;
-	window = s->resident ? s->resident : 1;
-	if (f->workingset)
-		s->out = aws_sat_add(s->out, f->nr_pages);
-	s->ticks = aws_sat_add(s->ticks, f->nr_pages);
-	if (s->ticks > window) {
-		s->ticks >>= 1;
-		s->out >>= 1;
-		s->back >>= 1;
-		s->far >>= 1;
-	}
+	aws_displaced_evict(&s->d, f);
+	window = s->d.resident ? s->d.resident : 1;
 	s->turn_ticks = aws_sat_add(s->turn_ticks, f->nr_pages);
 	if (s->turn_ticks > aws_sat_mul(HOLD2_GEN, window)) {
 		s->turn_ticks = 0;
@@ -162,17 +147,6 @@ static enum aws_decision hold2_evict(const struct aws_folio *f, void *state)
 			s->seen[s->turn][i] = 0;
 	}
 	return AWS_YES;
-}
-
-/* h / 2^16 < num / den, without overflow (den 0 reads as 1). */
-static bool hold2_below(unsigned long h, unsigned long num, unsigned long den)
-{
-	while (num >= 1UL << 31 || den >= 1UL << 31) {
-		num >>= 1;
-		den >>= 1;
-	}
-	return (unsigned long long)h * (den ? den : 1) <
-	       (unsigned long long)num << 16;
 }
 
 /* The identity's Fibonacci hash, 32 bits: the sample's choice. */
@@ -234,33 +208,24 @@ static enum aws_decision hold2_refault(struct aws_refault *r, void *state)
 	r->workingset_size = z->active_anon;
 	if (!s)		/* no private state: detect's rule */
 		return fits ? AWS_YES : AWS_NO;
-	s->resident = resident;
 	if (!s->cold)
 		s->cold = resident / 2;
 	hold2_adapt(s, r, resident);
 	target = resident > s->cold ? resident - s->cold : 0;
-	if (r->workingset && fits)
-		s->back = aws_sat_add(s->back, r->nr_pages);
-	else if (r->workingset)
-		s->far = aws_sat_add(s->far, r->nr_pages);
+	aws_displaced_refault(&s->d, r, resident);
 	r->quiet = true;
 
-	if (fits) {
-		/* hold's 1: for the share of displaced pages that stay away */
-		if (!s->back || !r->id)
-			return AWS_YES;
-		return hold2_below(h, s->back, s->out) ? AWS_NO : AWS_YES;
-	}
+	/* hold's 1: for the share of displaced pages that stay away */
+	if (fits)
+		return aws_displaced_admit(&s->d, r, h);
 	if (!r->id)		/* no identity: detect's rule */
 		return AWS_NO;
-	if (HOLD2_ROOM && z->active_anon < target)
+	if (z->active_anon < target)
 		return AWS_YES;		/* into room, whatever the distance */
 	/* hold's 2: beyond the target, a stable part of a long reuse */
-	if (!hold2_below(h, target, aws_sat_add(r->distance, resident)))
+	if (!aws_hash_below(h, target, aws_sat_add(r->distance, resident)))
 		return AWS_NO;
-	if (s->out <= HOLD2_STAY * aws_sat_add(s->back, s->far))
-		return AWS_NO;
-	return AWS_YES;
+	return aws_displaced_stay_away(&s->d, HOLD2_STAY) ? AWS_YES : AWS_NO;
 }
 
 /* The anon list is low while the inactive list is short of the target. */
@@ -272,7 +237,7 @@ static unsigned long hold2_inactive_ratio(const struct aws_lru_sizes *z,
 
 	if (!s)
 		return stock_ratio;
-	s->resident = resident;
+	s->d.resident = resident;
 	if (!s->cold)
 		s->cold = resident / 2;
 	return aws_ratio_for_target(z, s->cold);
