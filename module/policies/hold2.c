@@ -59,11 +59,11 @@
  * with one per pass.  These are choices, not derivations; the sweep over
  * make sim's distribution (userspace/sim/sweep.sh hold2, docs/hold.md)
  * shows each one's neighbours: the 95th percentile of hold2 against the
- * better of stock and MGLRU moves between 1.43 and 1.58 across them,
- * against 1.45 here.  A floor below a quarter is the worst of them: a
- * zipf whose hot set moves refaults again and again like a loop, shrinks
- * the target to the floor, and loses 9 % to the better of stock and
- * MGLRU at its 95th percentile.
+ * better of stock and MGLRU moves between 1.47 and 1.60 across them,
+ * 1.56 here, so none of them decides much.  A floor below a quarter
+ * gains on loops and loses on a zipf whose hot set moves, which refaults
+ * again and again like a loop and shrinks the target to the floor (8 %
+ * behind the better at its 95th percentile with a floor of 1/64).
  *
  *		Everything else is hold
  *

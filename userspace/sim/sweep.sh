@@ -77,7 +77,8 @@ if [ "$POLICY" = hold2 ]; then
 			CFLAGS="-O2 -g $defs" >/dev/null
 		nice -n 19 "$OUT/$name/aws-sim" --distribution 560 --dist-seed 1 \
 			--frames 16384 --fault-young --refault-deactivate --ratio auto \
-			--policies upstream,hold2,mglru --csv "$OUT/$name/dist.csv" >/dev/null
+			--policies upstream,hold2,mglru --csv "$OUT/$name/dist.csv" >/dev/null \
+			2> >(grep -v '^aws-sim: [0-9]* of [0-9]* instances' >&2)
 		"$PY" - "$OUT/$name/dist.csv" "$name" <<'PY'
 import sys
 import pandas as pd
