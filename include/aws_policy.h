@@ -278,6 +278,34 @@ static inline bool aws_displaced_stay_away(const struct aws_displaced *d,
 }
 
 /*
+ * hold's refault rules (module/policies/hold.c), given the active list's
+ * @target and the run hash @h of the refault's identity: a refault the
+ * active list covers is judged by aws_displaced_admit(); of the longer
+ * ones a stable part, those whose @h falls below target / (distance +
+ * resident anon), is admitted into room below the target, and beyond it
+ * while more than @stay times as many displaced pages stayed away as
+ * came back.  A longer refault without an identity is not admitted.
+ */
+static inline enum aws_decision aws_hold_rules(const struct aws_displaced *d,
+					       const struct aws_refault *r,
+					       unsigned long h,
+					       unsigned long target,
+					       unsigned long stay)
+{
+	const struct aws_lru_sizes *z = &r->sizes;
+	unsigned long resident = aws_sat_add(z->active_anon, z->inactive_anon);
+
+	if (r->distance <= z->active_anon)
+		return aws_displaced_admit(d, r, h);
+	if (!r->id ||
+	    !aws_hash_below(h, target, aws_sat_add(r->distance, resident)))
+		return AWS_NO;
+	if (z->active_anon < target)
+		return AWS_YES;
+	return aws_displaced_stay_away(d, stay) ? AWS_YES : AWS_NO;
+}
+
+/*
  * The inactive_ratio answer that makes the anon list low exactly while
  * its inactive list holds fewer than @target pages: 0 (inactive * 0 <
  * active whenever anything is active), or one more than active / inactive

@@ -167,18 +167,8 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 	aws_displaced_refault(&s->d, r, resident);
 	r->quiet = true;
 
-	/* 1: for the share of displaced pages that stay away */
-	if (fits)
-		return aws_displaced_admit(&s->d, r, h);
-	/* 2: a stable part of a reuse longer than memory */
-	if (!r->id)
-		return AWS_NO;
-	if (!aws_hash_below(h, target, aws_sat_add(r->distance, resident)))
-		return AWS_NO;
-	if (z->active_anon < target)
-		return AWS_YES;		/* into room */
-	/* beyond the target, while most displaced pages stay away */
-	return aws_displaced_stay_away(&s->d, HOLD_STAY) ? AWS_YES : AWS_NO;
+	/* rules 1 and 2 above, shared with hold2 (aws_policy.h) */
+	return aws_hold_rules(&s->d, r, h, target, HOLD_STAY);
 }
 
 /*

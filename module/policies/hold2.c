@@ -223,16 +223,7 @@ static enum aws_decision hold2_refault(struct aws_refault *r, void *state)
 	aws_displaced_refault(&s->d, r, resident);
 	r->quiet = true;
 
-	/* hold's 1: for the share of displaced pages that stay away */
-	if (fits)
-		return aws_displaced_admit(&s->d, r, h);
-	/* hold's 2: a stable part of a reuse longer than the active list */
-	if (!r->id ||
-	    !aws_hash_below(h, target, aws_sat_add(r->distance, resident)))
-		return AWS_NO;
-	if (z->active_anon < target)
-		return AWS_YES;		/* into room */
-	return aws_displaced_stay_away(&s->d, HOLD2_STAY) ? AWS_YES : AWS_NO;
+	return aws_hold_rules(&s->d, r, h, target, HOLD2_STAY);
 }
 
 /* The anon list is low while the inactive list is short of the target. */
