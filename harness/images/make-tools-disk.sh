@@ -6,7 +6,11 @@
 # tree's mm selftests when harness/images/build-selftests.sh has built them
 # (make stress does; make test never needs them) -- into
 # build/tools-<variant>.img (ext4 via mkfs.ext4 -d, ~1 s), so that a change to
-# any of them reaches the guest without touching the rootfs.
+# any of them reaches the guest without touching the rootfs.  The image is
+# made again only when what it holds changed (a hash of its files, in
+# build/tools-<variant>.img.content): mkfs gives every image a new UUID,
+# and make run compares the image a resumed run boots with the one the run
+# began with.
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -38,7 +42,12 @@ if [ -f "$AWS_BUILD/selftests/.aws-key" ]; then
 fi
 # Build beside the image and rename over it: a guest still running from the
 # old image keeps its inode instead of seeing its disk rewritten.
-rm -f "$IMG.new"
+key=$(cd "$STAGE" && find . -print0 | LC_ALL=C sort -z |
+	xargs -0 stat -c '%n %a %s' | cat - <(find . -type f -print0 | LC_ALL=C sort -z |
+	xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)
+[ -f "$IMG" ] && [ "$(cat "$IMG.content" 2>/dev/null)" = "$key" ] && exit 0
+rm -f "$IMG.new" "$IMG.content"
 mkfs.ext4 -q -F -L aws-tools -d "$STAGE" "$IMG.new" 64M >"$AWS_LOGS/mkfs-tools.log" 2>&1 ||
 	die "mkfs.ext4 of the tools disk failed, see $AWS_LOGS/mkfs-tools.log"
 mv -f "$IMG.new" "$IMG"
+echo "$key" >"$IMG.content"
