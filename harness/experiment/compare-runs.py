@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """compare-runs.py - did a code change move the numbers of `make run`?
 
-usage: harness/experiment/compare-runs.py OLD NEW [--cells a,b,...]
+usage: harness/experiment/compare-runs.py OLD NEW [--cells a,b,...] [--metrics m,...]
 
 OLD and NEW are two `make run` result folders (or their runs.csv).
 
@@ -14,7 +14,9 @@ duration (zipf and randw before they took a fixed count of records and
 writes) do as much work as the host lets them, so they are comparable
 only between runs on equally loaded hosts; the no-module policy (nomod)
 is the control that shows it.  Exit status 1 if a module
-policy moved on a selected cell.
+policy moved on a selected cell.  --metrics compares other columns of
+runs.csv instead of the four counts (wall_s, psi_some_us: the times that
+a guest beside it may move).
 """
 import argparse
 import os
@@ -27,18 +29,25 @@ METRICS = ["vm_pswpin", "vm_pswpout", "vm_workingset_refault_anon",
 CONTROLS = {"nomod", "mglru"}
 
 
-def compare(old, new):
+def num(x):
+    """a count as an integer, a time to the hundredth"""
+    return int(x) if float(x).is_integer() or abs(x) >= 1000 else round(float(x), 2)
+
+
+def compare(old, new, metrics=METRICS):
     rows = []
     for (cell, pol), g in new.groupby(["cell", "policy"], sort=True):
         o = old[(old.cell == cell) & (old.policy == pol)]
-        for m in METRICS:
+        for m in metrics:
+            if m not in g or m not in o:
+                continue
             a, b = o[m].dropna(), g[m].dropna()
             if a.empty or b.empty:
                 continue
             d = sorted(x - y for x in b for y in a)
-            rows.append({"cell": cell, "policy": pol, "metric": m[3:],
-                         "old": int(a.median()), "new": int(b.median()),
-                         "lo": int(d[0]), "hi": int(d[-1]),
+            rows.append({"cell": cell, "policy": pol, "metric": m[3:] if m.startswith("vm_") else m,
+                         "old": num(a.median()), "new": num(b.median()),
+                         "lo": num(d[0]), "hi": num(d[-1]),
                          "same": d[0] <= 0 <= d[-1]})
     return pd.DataFrame(rows)
 
@@ -48,10 +57,12 @@ def main():
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--cells", help="comma list of cells to judge (default all)")
+    ap.add_argument("--metrics", help="comma list of runs.csv columns (default: the four counts)")
     args = ap.parse_args()
     old, new = (os.path.join(p, "runs.csv") if os.path.isdir(p) else p for p in (args.old, args.new))
     try:
-        df = compare(pd.read_csv(old), pd.read_csv(new))
+        df = compare(pd.read_csv(old), pd.read_csv(new),
+                     args.metrics.split(",") if args.metrics else METRICS)
     except OSError as e:
         sys.exit("compare-runs: %s" % e)
     if df.empty:

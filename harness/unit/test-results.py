@@ -468,66 +468,105 @@ def check_sample(d):
 
 
 def check_meta(d):
-    """meta.py on a made-up run of the short plan (a build folder with its
-    images and the runner's run folders, a results folder with the guests'
-    guest-info): the keys of every meta.json in results/, in their order,
-    and the values from each source."""
+    """meta.py on made-up runs of the short plan (a results folder with its
+    guests' folders: guest-info, qemu-cmdline, images.txt): the keys of
+    every meta.json in results/, in their order, the values from each
+    source, sums over the guests of a kind, and a merge's shards compared."""
     top = os.path.dirname(HARNESS)
     cited = {tuple(json.load(open(f))) for f in glob.glob(os.path.join(top, "results", "*", "meta.json"))}
     assert len(cited) == 1, "results/*/meta.json disagree on their keys: %s" % cited
     keys = cited.pop()
-    build = os.path.join(d, "meta-build")
-    images = {"kernel-default/arch/x86/boot/bzImage": b"a kernel", "rootfs.img": b"",
-              "tools-default.img": b"a tools disk"}
-    for f, data in images.items():
-        os.makedirs(os.path.dirname(os.path.join(build, f)), exist_ok=True)
-        with open(os.path.join(build, f), "wb") as fh:
-            fh.write(data)
     cmdline = "qemu-system-x86_64 -accel tcg,thread=single -cpu max -m %s -smp 2 -kernel x -append a b"
     info = ("plan short\nboot %s\nuname_r 6.1.192\nuname_v #5 SMP PREEMPT_DYNAMIC Sat Dec  5\n"
             "module_sha256 0fbc\nmodule_srcversion \nmodule_vermagic 6.1.192 SMP preempt mod_unload \n"
             "swap_device /dev/vdc 1048572 kB\ntotal_s %s\n")
-    got = {}
-    for boot, run, gi, mem, secs in (("main", "exp", "guest-info.txt", "512M", "18.986"),
-                                     ("global", "exp-global", "guest-info-global.txt", "128M", "82.5")):
-        out = os.path.join(d, "meta-results", "20261205T0%s" % boot)
-        os.makedirs(os.path.join(build, "runs", run))
-        os.makedirs(out)
-        with open(os.path.join(build, "runs", run, "qemu-cmdline"), "w") as f:
-            f.write(cmdline % mem + "\n")
-        with open(os.path.join(build, "runs", run, "verdict.json"), "w") as f:
-            json.dump({"name": run, "variant": "default", "status": "ok"}, f)
-        with open(os.path.join(out, gi), "w") as f:
-            f.write(info % (boot, secs))
+    sha = hashlib.sha256(b"a kernel").hexdigest()
+
+    def run(name, guests, *extra):
+        out = os.path.join(d, "meta-results", name)
+        for cell, boot, mem, secs, kernel in guests:
+            g = os.path.join(out, "guests", cell)
+            os.makedirs(g)
+            for f, text in (("qemu-cmdline", cmdline % mem + "\n"), ("guest-info.txt", info % (boot, secs)),
+                            ("images.txt", "variant default\nbzimage_sha256 %s\ntools_image_sha256 t1\n"
+                             % kernel)):
+                with open(os.path.join(g, f), "w") as fh:
+                    fh.write(text)
         r = subprocess.run([sys.executable, os.path.join(HARNESS, "experiment", "meta.py"), out,
-                            "--plan", "short", "--selection", "n=1,only=%s" % ("loop" if boot == "main" else
-                                                                               "protect-global"),
-                            "--start", "2026-12-05T04:46:30Z", "--main", "exp", "--global", "exp-global"],
-                           env=dict(os.environ, AWS_BUILD=build), stderr=subprocess.PIPE, text=True)
+                            "--plan", "short", "--start", "2026-12-05T04:46:30Z"] + list(extra),
+                           stderr=subprocess.PIPE, text=True)
         assert r.returncode == 0, r.stderr
         with open(os.path.join(out, "meta.json")) as f:
-            got[boot] = m = json.load(f)
+            m = json.load(f)
         assert tuple(m) == keys, "keys %s, not results/'s %s" % (list(m), list(keys))
-        # one guest booted: the other's three values say so
-        other = "global" if boot == "main" else "main"
-        mine = {"main": ("guest_mem", "qemu_cmdline", "guest_matrix_seconds"),
-                "global": ("global_guest_mem", "qemu_cmdline_global", "global_guest_matrix_seconds")}
-        assert [m[k] for k in mine[boot]] == [mem, cmdline % mem, secs], m
-        assert [m[k] for k in mine[other]] == ["none", "none", ""], m
-    m = got["main"]
-    sha = hashlib.sha256(b"a kernel").hexdigest()
+        return m
+
+    # two memcg cells (in plan order, whatever the folders' order) and the
+    # global one, three guests at JOBS=2
+    m = run("20261205T0all", [("loop", "main", "512M", "18.5", sha), ("protect-global", "global", "128M", "82.5", sha),
+                              ("thrash-seed", "main", "512M", "1.25", sha)],
+            "--selection", "n=1,only=loop:thrash-seed:protect-global", "--jobs", "2")
     assert (m["command"], m["script"], m["selection"], m["date_utc"], m["results_dir"]) == (
-        "make run PLAN=short AWS_RUN_ARGS=n=1,only=loop", "bash harness/experiment.sh short",
-        "n=1,only=loop", "2026-12-05T04:46:30Z", "build/results/20261205T0main"), m
+        "make run PLAN=short AWS_RUN_ARGS=n=1,only=loop:thrash-seed:protect-global",
+        "bash harness/experiment.sh short", "n=1,only=loop:thrash-seed:protect-global",
+        "2026-12-05T04:46:30Z", "build/results/20261205T0all"), m
     assert (m["guest_kernel"], m["guest_kernel_build"], m["module_srcversion"], m["module_vermagic"]) == (
         "6.1.192", "#5 SMP PREEMPT_DYNAMIC Sat Dec  5", None, "6.1.192 SMP preempt mod_unload "), m
-    assert (m["kernel_variant"], m["bzimage_sha256"], m["accel"], m["guest_cpus"], m["swap"]) == (
-        "default", sha, "tcg,thread=single", 2, "1G"), m
+    assert (m["kernel_variant"], m["bzimage_sha256"], m["tools_image_sha256"], m["accel"], m["guest_cpus"],
+            m["swap"]) == ("default", sha, "t1", "tcg,thread=single", 2, "1G"), m
+    assert (m["guest_mem"], m["qemu_cmdline"], m["guest_matrix_seconds"]) == ("512M", cmdline % "512M", "19.750"), m
+    assert (m["global_guest_mem"], m["qemu_cmdline_global"], m["global_guest_matrix_seconds"]) == (
+        "128M", cmdline % "128M", "82.500"), m
+    assert (m["jobs"], m["guests"], m["shards"]) == (2, 3, None), m
+    assert m["console_logs"] == \
+        "build/runs/experiment-{thrash-seed,loop,protect-global}/console.log (not kept in results/)", m
     assert m["patches"] and all(os.path.isfile(os.path.join(top, "patches", p)) for p in m["patches"]), m
     assert re.match(r"^[0-9a-f]{40}$", m["git_commit"]) and isinstance(m["git_tracked_files_modified"], int)
-    assert m["kernel_package"].startswith("linux-source-6.1 ") and m["console_logs"] == \
-        "build/runs/exp/console.log build/runs/exp-global/console.log (not kept in results/)", m
-    return "%d keys in results/' order; main-only and global-only runs" % len(m)
+    assert m["kernel_package"].startswith("linux-source-6.1 "), m
+    # a main-only run says the global guest did not boot
+    m = run("20261205T0main", [("loop", "main", "512M", "18.986", sha)], "--selection", "n=1,only=loop",
+            "--jobs", "1")
+    assert [m[k] for k in ("global_guest_mem", "qemu_cmdline_global", "global_guest_matrix_seconds")] == \
+        ["none", "none", ""] and m["guests"] == 1, m
+    # a merge of shards built on two machines: its command, and both kernels
+    m = run("20261205T0merge", [("loop", "main", "512M", "1", sha), ("randw", "main", "512M", "2", "k2")],
+            "--jobs", "", "--shards", "build/results/A build/results/B")
+    assert (m["command"], m["jobs"], m["shards"], m["bzimage_sha256"], m["tools_image_sha256"]) == (
+        "make merge RESULTS='build/results/A build/results/B'", None, ["build/results/A", "build/results/B"],
+        sha + " k2", "t1"), m
+    # --same: shards from this tree may be merged; another commit may not
+    meta = os.path.join(HARNESS, "experiment", "meta.py")
+    a, b = (os.path.join(d, "meta-results", x) for x in ("20261205T0all", "20261205T0main"))
+    r = subprocess.run([sys.executable, meta, "--same", a, b], stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(b, "meta.json")) as f:
+        m = json.load(f)
+    m["git_commit"] = "0" * 40
+    with open(os.path.join(b, "meta.json"), "w") as f:
+        json.dump(m, f)
+    r = subprocess.run([sys.executable, meta, "--same", a, b], stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 1 and "git_commit " + "0" * 40 in r.stderr, r.stderr
+    return "%d keys in results/' order; sums over guests; a merge; --same refuses another commit" % len(m)
+
+
+def check_schedule(d):
+    """schedule.py: the pool's wall time from the guests' own times, each
+    cell (longest first) to the core that frees first."""
+    out = os.path.join(d, "sched")
+    for cell, secs in (("a", 50), ("b", 40), ("c", 30), ("d", 20), ("e", 10)):
+        os.makedirs(os.path.join(out, "guests", cell))
+        with open(os.path.join(out, "guests", cell, "verdict.json"), "w") as f:
+            json.dump({"seconds": secs}, f)
+    r = subprocess.run([sys.executable, os.path.join(HARNESS, "experiment", "schedule.py"), out,
+                        "--jobs", "1,2,3,8"], stdout=subprocess.PIPE, text=True)
+    got = re.findall(r"JOBS=(\d+) +(\d+) s", r.stdout)
+    # 2 cores: a 50 | b 40, then c to b (70), d to a (70), e to either (80);
+    # 3 cores: a | b | c, then d to c (50), e to b (50)
+    assert r.returncode == 0 and got == [("1", "150"), ("2", "80"), ("3", "50"), ("8", "50")], r.stdout
+    r = subprocess.run([sys.executable, os.path.join(HARNESS, "experiment", "schedule.py"), out,
+                        "--jobs", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 2 and "positive" in r.stderr, r.stderr
+    return "150 s of guests: 80 s on 2 cores, 50 s (the longest) on 3 and 8"
 
 
 def main():
@@ -539,7 +578,7 @@ def main():
              ("opt_trace_recipe", check_opt_recipe), ("opt_on_real_traces", check_opt_real),
              ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist),
              ("distribution_goals", check_goals), ("sample_goals", check_sample),
-             ("meta_json_from_its_sources", check_meta)]
+             ("meta_json_from_its_sources", check_meta), ("pool_schedule", check_schedule)]
     print("KTAP version 1\n1..%d" % len(tests))
     bad = 0
     with tempfile.TemporaryDirectory() as d:
