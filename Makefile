@@ -8,8 +8,10 @@
 #
 #   make test        host unit tests + guest suites, ends "N passed, N failed"
 #   make quick       the same for the module suite only (about a minute)
-#   make run         policy experiment in one boot (PLAN=short|full|seed|heldout|alike|sample,
-#                    a file in harness/experiment/plans/)
+#   make run         policy experiment, a guest per cell, JOBS at a time (PLAN=short|full|
+#                    seed|heldout|alike|sample, a file in harness/experiment/plans/;
+#                    JOBS= guests at a time, the host's cores by default)
+#   make merge       RESULTS='DIR...': shards of a plan run on several machines, one table
 #   make sim         trace simulator: each policy vs Belady's OPT
 #   make stress      longer reliability campaign in the guest, and the 6.1
 #                    tree's own mm selftests under every policy
@@ -29,11 +31,11 @@ TOOLS_IMG := $(B)/tools-$(VARIANT).img
 DEPS := linux-source-6.1 linux-config-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
 	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse shellcheck \
 	gnuplot python3-matplotlib python3-pandas libnuma-dev libcap-dev sqlite3 \
-	redis-server redis-tools
+	redis-server redis-tools parallel
 UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: all deps kernel rootfs module userspace tools selftests unit test quick run sim \
+.PHONY: all deps kernel rootfs module userspace tools selftests unit test quick run merge sim \
 	stress bench-cost shell clean distclean check-style check-hooks-off
 
 all: kernel rootfs module userspace tools
@@ -85,6 +87,9 @@ quick: deps
 
 run: deps kernel rootfs tools
 	@bash harness/experiment.sh $(PLAN)
+
+merge: deps userspace
+	@bash harness/experiment.sh --merge $(RESULTS)
 
 sim: userspace
 	@bash harness/sim.sh

@@ -3,8 +3,10 @@
 #
 # `make test`: build what is missing, run the style checks, boot the guest
 # suites with the userspace unit tests beside them, check that the harness reports a
-# guest kernel WARN, RCU stall and crash as failures, and end with the line
-# "N passed, N failed".
+# guest kernel WARN, RCU stall and crash as failures, then that make run
+# loses only a killed guest's cell, resumes it, and merges shards
+# (harness/experiment/check-shards.sh, about 90 s after the lanes), and end
+# with the line "N passed, N failed".
 #
 # The guest suites run in two lanes at once (one host core each, TCG is
 # single-threaded): lane 1 boots guest A, then guest C, booted with
@@ -212,6 +214,19 @@ else
 	negative_check harness_reports_guest_warn warn 'WARNING:.*aws_smoke'
 	negative_check harness_reports_rcu_stall stall 'self-detected stall'
 	negative_check harness_reports_guest_panic panic 'Kernel panic'
+	stage_done
+
+	# make run's own guests, after the lanes (two of them boot at once)
+	stage "make run: a guest killed mid-run, the run resumed, two shards merged (build/logs/shards.log)"
+	bash "$AWS_TOP/harness/experiment/check-shards.sh" "$VARIANT" >"$AWS_LOGS/shards.ktap"
+	while read -r line; do
+		case $line in
+		"ok "*) host_result ok "${line#ok [0-9]* }" ;;
+		"not ok "*) host_result not-ok "${line#not ok [0-9]* }"; echo "   $line" ;;
+		esac
+	done <"$AWS_LOGS/shards.ktap"
+	[ "$(grep -c '^\(not \)\?ok ' "$AWS_LOGS/shards.ktap")" = 3 ] ||
+		host_result not-ok shards_checks_complete "build/logs/shards.ktap has not 3 results"
 	stage_done
 fi
 

@@ -2,32 +2,37 @@
 # SPDX-License-Identifier: GPL-2.0
 """meta.json of a make run: what made the run folder, read from the sources.
 
-usage: meta.py OUT --plan PLAN [--selection ARGS] --start UTC --main RUN --global RUN
+usage: meta.py OUT --plan PLAN [--selection ARGS] --start UTC --jobs N [--shards DIRS]
+       meta.py --same DIR...     the shards DIR... come from this tree's sources
 
 harness/experiment.sh calls it once the guests' data is in OUT
 (build/results/<timestamp>/), with what only it knows: the plan and the
-AWS_RUN_ARGS selection, the start (date -u +%Y-%m-%dT%H:%M:%SZ) and the
-run names of the main and the global-pressure guest (build/runs/RUN/).
-The rest is read here, each from where it comes from:
+AWS_RUN_ARGS selection, the start (date -u +%Y-%m-%dT%H:%M:%SZ), JOBS
+(empty for a merge) and, for a merge, the shards' folders.  The rest is
+read here, each from where it comes from:
 
-  OUT/guest-info.txt,         written by each guest that booted (main,
-  OUT/guest-info-global.txt   global): its uname, module hashes and
-                              vermagic, its matrix time; a guest that did
-                              not boot left none
-  the plan (plan.py)          guest-mem, global-guest-mem, swap
-  build/runs/RUN/             the runner's verdict.json (the kernel
-                              variant) and qemu-cmdline (the accelerator,
-                              the vCPUs, the command line itself)
-  runner.py's images()        the bzImage and tools image it booted
-                              (AWS_BUILD: make run's snapshot), sha256
+  OUT/guests/CELL/            one folder per guest (a cell each): its
+    guest-info.txt            uname, module hashes and vermagic, which
+                              guest (boot main or global), its matrix time
+    qemu-cmdline              the runner's: the accelerator, the vCPUs,
+                              the command line itself
+    images.txt                the kernel variant and the sha256 of the
+                              bzImage and tools image it booted
+  the plan (plan.py)          guest-mem, global-guest-mem, swap (the
+                              guests' swap disks: the plan's, or a cell's)
   git, dpkg, patches/series,  the commit and its modified tracked files,
   module/ and include/        linux-source-6.1's version, the patches, a
                               hash of the module's sources
   qemu-system-x86_64, uname   the QEMU version and the host
 
-meta.json is json.dump with indent 1; results/README.md gives its keys
-(the same, in the same order, as every meta.json in results/).  Standard
-library only; harness/unit/test-results.py tests it on a made-up run.
+Values every guest shares are given once; where the guests of a merge
+differ (images built on two machines), their distinct values are joined
+by spaces.  meta.json is json.dump with indent 1; results/README.md gives
+its keys (the same, in the same order, as every meta.json in results/).
+`--same` compares the shards' meta.json with each other and with this
+tree (commit, module sources, patches, kernel package and variant) and
+says what differs: a merge is refused then.  Standard library only;
+harness/unit/test-results.py tests it on a made-up run.
 """
 import argparse
 import glob
@@ -42,15 +47,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))   # harness/experiment/
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "boot"))
 import plan as P  # noqa: E402
-import runner  # noqa: E402
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def read(path, default=None):
@@ -106,39 +102,71 @@ def module_source_hash():
     return h.hexdigest()[:16]
 
 
-def meta(out, plan, selection, start, main, glob_):
-    """The meta.json of run folder OUT, as a dict in the schema's order."""
-    header, _ = P.check(plan)
-    guests = {"main": (main, "guest-info.txt"), "global": (glob_, "guest-info-global.txt")}
-    # the guests that booted, main first: those that wrote a guest-info
-    ginfo = {g: read(os.path.join(out, f)) for g, (_, f) in guests.items()}
-    booted = [g for g in guests if ginfo[g] is not None]
-    if not booted:
-        raise SystemExit("error: meta.py: no guest-info*.txt in %s: no guest ran" % out)
-    texts = [ginfo[g] for g in booted]
-    runs = {g: os.path.join(runner.BUILD, "runs", guests[g][0]) for g in guests}
-    cmdline = {g: read(os.path.join(runs[g], "qemu-cmdline"), "none") if g in booted else "none"
-               for g in guests}
-    first = cmdline[booted[0]]
-    with open(os.path.join(runs[booted[0]], "verdict.json")) as f:
-        variant = json.load(f)["variant"]
-    kernel, _, tools = runner.images(variant)
-    pkg = out_of(["dpkg-query", "-W", "-f=${Version}", "linux-source-6.1"])
-    if not pkg:
-        print("error: linux-source-6.1 is not installed (run: make deps)", file=sys.stderr)
+def guests(out, plan):
+    """[(cell, {"info", "boot", "cmdline", "images"})] of OUT/guests/, in the
+    plan's order of cells."""
+    header, cells = P.check(plan)
+    got = []
+    for c in cells:
+        d = os.path.join(out, "guests", c["name"])
+        text = read(os.path.join(d, "guest-info.txt"))
+        if text is None:
+            continue
+        images = dict(line.split(" ", 1) for line in
+                      (read(os.path.join(d, "images.txt"), "") or "").splitlines() if " " in line)
+        got.append((c["name"], {"info": text, "boot": info([text], "boot") or "main",
+                                "cmdline": read(os.path.join(d, "qemu-cmdline"), "none"),
+                                "images": images, "swap": c.get("swap", header["swap"])}))
+    return got
+
+
+def tree():
+    """(HEAD commit, number of modified tracked files) of this tree."""
     git = ["git", "-C", TOP]
     dirty = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
-    accel = re.search(r"-accel (\S+)", first)
-    cpus = re.search(r"-smp (\d+)", first)
+    return out_of(git + ["rev-parse", "HEAD"], "unknown"), len(dirty.splitlines())
+
+
+def meta(out, plan, selection, start, jobs, shards):
+    """The meta.json of run folder OUT, as a dict in the schema's order."""
+    header, _ = P.check(plan)
+    booted = guests(out, plan)
+    if not booted:
+        raise SystemExit("error: meta.py: no guests/*/guest-info.txt in %s: no guest ran" % out)
+    texts = [g["info"] for _, g in booted]
+    kind = {k: [g for _, g in booted if g["boot"] == k] for k in ("main", "global")}
+
+    def each(key):
+        """the guests' images.txt KEY: one value, or their distinct ones"""
+        vals = []
+        for _, g in booted:
+            v = g["images"].get(key, "")
+            if v not in vals:
+                vals.append(v)
+        return " ".join(vals)
+
+    def seconds(k):
+        s = [float(info([g["info"]], "total_s") or 0) for g in kind[k]]
+        return "%.3f" % sum(s) if s else ""
+
+    def first(k, what):
+        return kind[k][0][what] if kind[k] else "none"
+
+    pkg = out_of(["dpkg-query", "-W", "-f=${Version}", "linux-source-6.1"])
+    if not pkg:
+        print("error: linux-source-6.1 is not installed (run: make deps)", file=sys.stderr)
+    commit, dirty = tree()
+    cmd = first("main", "cmdline") if kind["main"] else first("global", "cmdline")
+    accel = re.search(r"-accel (\S+)", cmd)
+    cpus = re.search(r"-smp (\d+)", cmd)
     u = os.uname()
-
-    def seconds(g):
-        return (info([ginfo[g]], "total_s") or "") if g in booted else ""
-
+    names = [c for c, _ in booted]
     return {
-        "command": "make run PLAN=%s%s" % (plan, " AWS_RUN_ARGS=" + selection if selection else ""),
-        "script": "bash harness/experiment.sh %s" % plan,
+        "command": ("make merge RESULTS='%s'" % shards if shards else
+                    "make run PLAN=%s%s" % (plan, " AWS_RUN_ARGS=" + selection if selection else "")),
+        "script": ("bash harness/experiment.sh --merge %s" % shards if shards else
+                   "bash harness/experiment.sh %s" % plan),
         "plan": plan,
         "selection": selection or None,
         "date_utc": start,
@@ -147,44 +175,80 @@ def meta(out, plan, selection, start, main, glob_):
         "guest_kernel_build": info(texts, "uname_v") or "",
         "kernel_package": "linux-source-6.1 " + pkg,
         "patches": patches(),
-        "git_commit": out_of(git + ["rev-parse", "HEAD"], "unknown"),
-        "git_tracked_files_modified": len(dirty.splitlines()),
+        "git_commit": commit,
+        "git_tracked_files_modified": dirty,
         "module_srcversion": info(texts, "module_srcversion") or None,
         "module_sha256": info(texts, "module_sha256") or "",
         "module_source_sha256_16": module_source_hash(),
         "module_vermagic": info(texts, "module_vermagic") or "",
-        "kernel_variant": variant,
-        "bzimage_sha256": sha256(kernel),
-        "tools_image_sha256": sha256(tools),
+        "kernel_variant": each("variant"),
+        "bzimage_sha256": each("bzimage_sha256"),
+        "tools_image_sha256": each("tools_image_sha256"),
         "qemu": out_of(["qemu-system-x86_64", "--version"]),
         "accel": accel.group(1) if accel else "",
-        "guest_mem": header["guest-mem"] if "main" in booted else "none",
+        "guest_mem": header["guest-mem"] if kind["main"] else "none",
         "guest_cpus": int(cpus.group(1)) if cpus else 0,
-        "swap": header["swap"],
+        "swap": " ".join(sorted({g["swap"] for _, g in booted})),
         "host": "%s %s %s, %d CPUs" % (u.sysname, u.release, u.machine,
                                        len(os.sched_getaffinity(0))),
-        "qemu_cmdline": cmdline["main"],
+        "qemu_cmdline": first("main", "cmdline"),
         "guest_matrix_seconds": seconds("main"),
-        "global_guest_mem": header["global-guest-mem"] if "global" in booted else "none",
-        "qemu_cmdline_global": cmdline["global"],
+        "global_guest_mem": header["global-guest-mem"] if kind["global"] else "none",
+        "qemu_cmdline_global": first("global", "cmdline"),
         "global_guest_matrix_seconds": seconds("global"),
-        "console_logs": "build/runs/%s/console.log build/runs/%s/console.log (not kept in results/)"
-                        % (main, glob_),
+        "console_logs": "build/runs/experiment-%s/console.log (not kept in results/)" % (
+            names[0] if len(names) == 1 else "{%s}" % ",".join(names)),
+        "jobs": int(jobs) if jobs else None,
+        "guests": len(booted),
+        "shards": shards.split() if shards else None,
     }
 
 
+# what the shards of a merge must share with each other and with this tree
+SAME = ("git_commit", "module_source_sha256_16", "patches", "kernel_package", "kernel_variant",
+        "guest_kernel")
+
+
+def same(dirs):
+    """The differences between the shards DIRS' meta.json and this tree,
+    as lines (none: they may be merged)."""
+    commit, _ = tree()
+    here = {"git_commit": commit, "module_source_sha256_16": module_source_hash(),
+            "patches": patches()}
+    ms = []
+    for d in dirs:
+        try:
+            with open(os.path.join(d, "meta.json")) as f:
+                ms.append((d, json.load(f)))
+        except (OSError, ValueError) as e:
+            return ["%s: no meta.json (%s)" % (d, e)]
+    diff = []
+    for key in SAME:
+        want = here.get(key, ms[0][1].get(key))
+        for d, m in ms:
+            if m.get(key) != want:
+                diff.append("%s: %s %s, %s %s" % (d, key, m.get(key),
+                                                  "this tree" if key in here else dirs[0], want))
+    return diff
+
+
 def main(argv):
+    if argv[:1] == ["--same"]:
+        diff = same(argv[1:])
+        for line in diff:
+            print("error: merge: %s" % line, file=sys.stderr)
+        return 1 if diff or not argv[1:] else 0
     a = argparse.ArgumentParser(description="write OUT/meta.json of a make run")
     a.add_argument("out", help="the run folder, build/results/<timestamp>")
     a.add_argument("--plan", required=True)
     a.add_argument("--selection", default="", help="AWS_RUN_ARGS, if any")
     a.add_argument("--start", required=True, help="the run's start, UTC")
-    a.add_argument("--main", required=True, help="the main guest's run name (build/runs/RUN)")
-    a.add_argument("--global", dest="glob", required=True, help="the global guest's run name")
+    a.add_argument("--jobs", required=True, help="JOBS: guests at a time (empty for a merge)")
+    a.add_argument("--shards", default="", help="a merge's shards, space-separated")
     a = a.parse_args(argv)
     try:
-        m = meta(a.out, a.plan, a.selection, a.start, a.main, a.glob)
-    except (P.PlanError, runner.SetupError, OSError, ValueError, KeyError) as e:
+        m = meta(a.out, a.plan, a.selection, a.start, a.jobs, a.shards)
+    except (P.PlanError, OSError, ValueError, KeyError) as e:
         print("error: meta.py: %s" % e, file=sys.stderr)
         return 1
     with open(os.path.join(a.out, "meta.json"), "w") as f:

@@ -7,6 +7,8 @@ usage: plan.py list                       the plans there are
        plan.py check [PLAN...]            every plan (or these) is well formed
        plan.py get PLAN KEY               one header value (reps, timeout, ...)
        plan.py select PLAN --boot main|global [--args n=N,only=GLOB:GLOB,policies=GLOB:GLOB]
+       plan.py units PLAN [--args ARGS] [--times RUNS.csv]
+                                          the selected cells, one guest each
 
 A plan is data (short.plan documents the format): a header, then cells,
 each with its memory limit, policies, command and the question it asks.
@@ -28,11 +30,23 @@ POLICIES space-separated as the plan gives them (the guest expands "all"
 and applies the filter: only it knows the module's policies).  A plan
 value or AWS_RUN_ARGS with a tab (or a line break) in it is refused.
 `select` exits 3 when no cell is left for that guest, so the host does
-not boot it.  The selection never travels on the kernel command line:
+not boot it.
+
+`units` lists the selected cells as "BOOT<TAB>CELL<TAB>SWAP" lines (SWAP
+the cell's swap disk: its "swap" key, or the plan's), the costliest first: make run boots one guest per line (with the table `select --args
+ARGS,only=CELL` gives), at most JOBS at a time.  The cost is an estimate,
+used for the order only (a long cell started last would leave the other
+cores idle at the end): the cell's runs (policies after the filter, "all"
+counted as every policy, times reps) times the mean wall_s of its runs in
+RUNS.csv (an earlier run's runs.csv: make run passes the newest of the
+same plan); a cell it does not have is estimated from its memory limit (a
+global cell: the global guest's memory), the size a run reads through,
+scaled by the median seconds per MB of the cells it has.  The selection never travels on the kernel command line:
 harness/boot/runner.py hands the table to the guest on its results disk.
 
 Standard library only; harness/unit/test-plans.py tests it.
 """
+import csv
 import fnmatch
 import os
 import re
@@ -45,6 +59,10 @@ HEADER = ("about", "reps", "timeout", "swap", "global-guest-mem")
 # header keys a plan may leave out, with their values when it does
 OPTIONAL = {"guest-mem": "512M"}
 CELL_KEYS = ("limit", "policies", "run", "asks")
+# cell keys a cell may leave out: its guest's swap disk (the plan's if not
+# given; a guest per cell lets a cell fill its swap past half, where 6.1
+# frees a page's slot when it is swapped in)
+OPTIONAL_CELL = ("swap",)
 SIZE = re.compile(r"^[1-9][0-9]*[MG]$")
 POLICY = re.compile(r"^([a-z0-9]+)(-r[1-9][0-9]*)?$")
 # policies that are not the module's: stock 6.1, MGLRU, DAMON's lru_sort
@@ -105,13 +123,14 @@ def parse(plan):
                 cells.append(cell)
             elif cell is None and (key in HEADER or key in OPTIONAL):
                 header[key] = value
-            elif cell is not None and key in CELL_KEYS:
+            elif cell is not None and (key in CELL_KEYS or key in OPTIONAL_CELL):
                 if key in cell:
                     raise PlanError("%s: cell %s has a second '%s'" % (where, cell["name"], key))
                 cell[key] = value
             else:
                 raise PlanError("%s: unknown key '%s' %s" % (
-                    where, key, "in a cell (keys: %s)" % " ".join(CELL_KEYS) if cell is not None
+                    where, key, "in a cell (keys: %s)" % " ".join(CELL_KEYS + OPTIONAL_CELL)
+                    if cell is not None
                     else "in the header (keys: %s)" % " ".join(HEADER + tuple(OPTIONAL))))
     for key, value in OPTIONAL.items():
         header.setdefault(key, value)
@@ -146,6 +165,9 @@ def check(plan):
         for key in CELL_KEYS:
             if key not in c:
                 raise PlanError("%s: cell %s has no '%s'" % (w, c["name"], key))
+        if "swap" in c and not SIZE.match(c["swap"]):
+            raise PlanError("%s: cell %s: swap must look like 64M or 1G, not '%s'"
+                            % (w, c["name"], c["swap"]))
         if c["limit"] != "global" and not SIZE.match(c["limit"]):
             raise PlanError("%s: cell %s: limit must look like 64M or 1G, or be 'global', not '%s'"
                             % (w, c["name"], c["limit"]))
@@ -204,6 +226,54 @@ def select(plan, boot, args=""):
         "".join("\t".join(r) + "\n" for r in rows)
 
 
+def size_mb(size):
+    return int(size[:-1]) * (1024 if size.endswith("G") else 1)
+
+
+def mean_seconds(runs_csv):
+    """{cell: mean wall_s of its runs} in RUNS_CSV ({} if it is None)."""
+    if not runs_csv:
+        return {}
+    total, count = {}, {}
+    try:
+        with open(runs_csv, newline="") as f:
+            for row in csv.DictReader(f):
+                try:
+                    wall = float(row["wall_s"])
+                except (KeyError, TypeError, ValueError):
+                    continue
+                total[row["cell"]] = total.get(row["cell"], 0.0) + wall
+                count[row["cell"]] = count.get(row["cell"], 0) + 1
+    except (OSError, KeyError, csv.Error) as e:
+        raise PlanError("--times %s: %s" % (runs_csv, e))
+    return {c: total[c] / count[c] for c in total}
+
+
+def units(plan, args="", runs_csv=None):
+    """[(boot, cell name, swap)] of the cells ARGS selects, the costliest first
+    (the module's docstring); ties in plan order."""
+    header, cells = check(plan)
+    seconds = mean_seconds(runs_csv)
+    sel = parse_args(args)
+    only = sel.get("only", "*").split(":")
+    pols = sel.get("policies", "*").split(":")
+    every = list(KERNEL_POLICIES) + module_policies()
+    out = []
+    for i, c in enumerate(cells):
+        if not any(fnmatch.fnmatchcase(c["name"], g) for g in only):
+            continue
+        names = [q for p in c["policies"].split() for q in (every if p == "all" else [p])]
+        n = sum(1 for q in names if any(fnmatch.fnmatchcase(q, g) for g in pols))
+        boot = "global" if c["limit"] == "global" else "main"
+        mb = size_mb(header["global-guest-mem"] if boot == "global" else c["limit"])
+        out.append([n * int(sel.get("n", header["reps"])), mb, i, boot, c["name"],
+                    c.get("swap", header["swap"])])
+    per_mb = sorted(seconds[u[4]] / u[1] for u in out if u[4] in seconds)
+    scale = per_mb[len(per_mb) // 2] if per_mb else 1.0
+    out.sort(key=lambda u: (-u[0] * seconds.get(u[4], u[1] * scale), u[2]))
+    return [(u[3], u[4], u[5]) for u in out]
+
+
 def main(argv):
     try:
         if argv[:1] == ["list"]:
@@ -218,6 +288,11 @@ def main(argv):
                 raise PlanError("no header key '%s' (keys: %s)"
                                % (argv[2], " ".join(HEADER + tuple(OPTIONAL))))
             print(header[argv[2]])
+        elif argv[:1] == ["units"] and len(argv) in (2, 4, 6) and \
+                all(o in ("--args", "--times") for o in argv[2::2]):
+            opts = dict(zip(argv[2::2], argv[3::2]))
+            for unit in units(argv[1], opts.get("--args", ""), opts.get("--times")):
+                print("\t".join(unit))
         elif argv[:1] == ["select"] and len(argv) >= 4 and argv[2] == "--boot" and \
                 argv[3] in ("main", "global") and (len(argv) == 4 or
                                                    (len(argv) == 6 and argv[4] == "--args")):

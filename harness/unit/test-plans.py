@@ -61,6 +61,28 @@ case("global_cells_go_to_the_global_guest_only",
 case("a_guest_without_cells_is_not_booted", plan.select("short", "global", "only=loop") is None and
      plan.main(["select", "short", "--boot", "global", "--args", "only=loop"]) == 3)
 
+# units: one guest per selected cell, the costliest first; priced by an
+# earlier run's wall_s where it has the cell, by the memory limit scaled
+# by that run's seconds per MB where it does not
+u = plan.units("short", "n=1,only=zipf-t1-*:protect*:loop,policies=nomod:hold")
+case("units_select_the_cells_largest_limit_first",
+     [x[:2] for x in u] == [("main", "loop"), ("global", "protect-global"), ("main", "protect"),
+                            ("main", "zipf-t1-a0.5"), ("main", "zipf-t1-a0.9"), ("main", "zipf-t1-a1.3")] and
+     all(x[2] == "1G" for x in u), "units %s" % u)
+times = os.path.join(TMP, "runs.csv")
+with open(times, "w") as f:
+    # zipf-t1-a0.9 20 s a run, loop 1 s: 21 zipf runs before 30 loop runs,
+    # and zipf-t1-a1.3 (not in it) priced at the median 20/16 s per MB
+    f.write("cell,policy,wall_s\nzipf-t1-a0.9,nomod,20\nzipf-t1-a0.9,hold,20\nloop,nomod,1\nloop,hold,n/a\n")
+u = plan.units("short", "only=zipf-t1-a0.9:zipf-t1-a1.3:loop", times)
+case("units_priced_by_an_earlier_run",
+     [x[1] for x in u] == ["zipf-t1-a0.9", "zipf-t1-a1.3", "loop"], "units %s" % u)
+try:
+    plan.units("short", "", os.path.join(TMP, "none.csv"))
+    case("units_refuse_a_missing_times_file", False, "no error")
+except plan.PlanError as e:
+    case("units_refuse_a_missing_times_file", "none.csv" in str(e), str(e))
+
 usage = subprocess.run([sys.executable, plan.__file__, "select", "short", "main"],
                        capture_output=True, text=True)
 case("bad_command_line_prints_the_usage", usage.returncode == 2 and
@@ -94,6 +116,7 @@ bad = [
     ("bad_guest_mem", GOOD.replace("swap 1G", "swap 1G\nguest-mem 256"),
      r"guest-mem must look like"),
     ("a_tab_in_a_value", GOOD.replace("--size 96M", "--size\t96M"), r":9: a tab in 'run'"),
+    ("bad_cell_swap", GOOD.replace("limit 64M", "limit 64M\nswap half"), r"cell one: swap must look like"),
 ]
 path = os.path.join(TMP, "t.plan")
 with open(path, "w") as f:
@@ -102,6 +125,10 @@ try:
     header, _ = plan.check(path)
     case("a_good_test_plan_passes", True)
     case("guest_mem_defaults_to_512M", header["guest-mem"] == "512M", header["guest-mem"])
+    with open(path, "w") as f:
+        f.write(GOOD.replace("limit 64M", "limit 64M\nswap 48M"))
+    u = plan.units(path)
+    case("a_cell_swap_goes_to_its_guest", u == [("main", "one", "48M")], "units %s" % u)
 except plan.PlanError as e:
     case("a_good_test_plan_passes", False, str(e))
 for name, text, msg in bad:

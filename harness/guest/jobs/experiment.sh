@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make run` guest job: the policy experiment, policies x workloads in one
-# boot.  Driven by harness/experiment.sh on the host, which boots the guest
-# twice, once for the memcg-limited cells (512 MB guest) and once for the
-# global-pressure cells (a second guest), each with the table of cells that
-# harness/experiment/plan.py selected for it (below).  Output in
-# /tmp/results (tarred by the guest init):
+# boot.  Driven by harness/experiment.sh on the host, which boots a guest
+# per cell (the plan's guest-mem for a memcg-limited cell, its
+# global-guest-mem for a global-pressure one), each with the table of its
+# cells that harness/experiment/plan.py selected for it (below; the job
+# runs every cell the table has).  Output in /tmp/results (tarred by the
+# guest init):
 #
 #   runs.tsv        one line per run, tab-separated key=value fields: cell,
 #                   policy, rep, rc, wall_s, res_* (the workload's RESULT
