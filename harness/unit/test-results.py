@@ -566,7 +566,18 @@ def check_schedule(d):
     r = subprocess.run([sys.executable, os.path.join(HARNESS, "experiment", "schedule.py"), out,
                         "--jobs", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert r.returncode == 2 and "positive" in r.stderr, r.stderr
-    return "150 s of guests: 80 s on 2 cores, 50 s (the longest) on 3 and 8"
+    # by rep: a's guest (50 s) ran two reps of 20 s: 10 s of its own, so
+    # 30 s a rep; the others one rep each, nothing to split
+    for cell, secs in (("a", 50), ("b", 40), ("c", 30), ("d", 20), ("e", 10)):
+        with open(os.path.join(out, "guests", cell, "runs.tsv"), "w") as f:
+            reps = (1, 2) if cell == "a" else (1,)
+            f.write("".join("cell=%s\tpolicy=nomod\trep=%d\twall_s=%s\n"
+                            % (cell, rep, 20 if cell == "a" else secs - 5) for rep in reps))
+    r = subprocess.run([sys.executable, os.path.join(HARNESS, "experiment", "schedule.py"), out,
+                        "--jobs", "1,8", "--by", "rep"], stdout=subprocess.PIPE, text=True)
+    got = re.findall(r"JOBS=(\d+) +(\d+) s", r.stdout)
+    assert r.returncode == 0 and "6 guests" in r.stdout and got == [("1", "160"), ("8", "40")], r.stdout
+    return "150 s of guests: 80 s on 2 cores, 50 s (the longest) on 3 and 8; by rep, 40 s on 8"
 
 
 def main():
