@@ -38,7 +38,10 @@
 # For a quick look at part of the matrix, AWS_RUN_ARGS selects from the
 # plan, e.g.
 #   AWS_RUN_ARGS='n=1,only=thrash-*,policies=protect:detect' make run
-# and AWS_RUN_NAME=NAME names the folder build/results/NAME instead.
+# and AWS_RUN_NAME=NAME names the folder build/results/NAME instead.  A
+# run that takes longer than AWS_RUN_LIMIT seconds (900; the debug kernel
+# gets its slowness factor times that) is killed and counted failed, and
+# its guest goes on with the next run.
 #
 # Across machines (docs/experiment.md): each machine runs a shard of the
 # cells (AWS_RUN_ARGS=only=...), and
@@ -136,9 +139,10 @@ report() {
 		"$PY" "$AWS_TOP/harness/experiment/calibrate.py" "$OUT" ||
 			echo "warning: harness/experiment/calibrate.py failed: no calib.txt" >&2
 	fi
-	# a sample of the workload distribution (PLAN=sample): the goals, judged
-	# on the guest's runs; a cell it cannot judge fails the run
-	if [ $PRC = 0 ] && grep -q '^run aws-instance ' "$OUT/$PLAN.plan"; then
+	# a sample of the workload distribution (PLAN=sample: every cell runs
+	# aws-instance): the goals, judged on the guest's runs; a cell it cannot
+	# judge fails the run
+	if [ $PRC = 0 ] && ! grep '^run ' "$OUT/$PLAN.plan" | grep -qv '^run aws-instance '; then
 		echo
 		"$PY" "$AWS_TOP/harness/experiment/sample.py" "$OUT" --sim "$BIN/aws-sim" || PRC=$?
 	fi
@@ -172,6 +176,8 @@ if [ "${1:-}" = --merge ]; then
 	[ $# -ge 1 ] || die "usage: bash harness/experiment.sh --merge RESULTS-DIR... (make merge RESULTS='DIR...')"
 	PLAN='' EXTRA='' SHARDS='' JOBS='' START_UTC=''
 	new_out
+	# a merge refused leaves no folder behind
+	trap 'rm -rf "$OUT"' EXIT
 	mkdir "$OUT/guests"
 	for d in "$@"; do
 		d=${d%/}
@@ -201,7 +207,8 @@ if [ "${1:-}" = --merge ]; then
 		"$SHARDS" >"$OUT/run.txt"
 	# the shards must have run the same module source at the same commit
 	python3 "$AWS_TOP/harness/experiment/meta.py" --same "$@" ||
-		die "merge: the shards were not made from the same sources (above); nothing merged into build/results/$TS"
+		die "merge: the shards were not made from the same sources (above); nothing merged"
+	trap - EXIT
 	BIN=$AWS_BUILD/userspace
 	stage "merge: $# shards into build/results/$TS"
 	report
@@ -211,8 +218,9 @@ if [ "${1:-}" = --merge ]; then
 fi
 
 # ---- run -----------------------------------------------------------------
-JOBS=${JOBS:-$(nproc)}
-[[ $JOBS =~ ^[1-9][0-9]*$ ]] || die "JOBS must be a positive number of guests at a time, not '$JOBS'"
+[[ ${JOBS:-1} =~ ^[1-9][0-9]*$ ]] || die "JOBS must be a positive number of guests at a time, not '$JOBS'"
+[[ ${AWS_RUN_LIMIT:-1} =~ ^[1-9][0-9]*$ ]] ||
+	die "AWS_RUN_LIMIT must be the seconds a run may take (900 if not given), not '$AWS_RUN_LIMIT'"
 if [ -n "${AWS_RUN_RESUME:-}" ]; then
 	TS=${AWS_RUN_RESUME%/} TS=${TS##*/} OUT=$RESULTS/$TS
 	[ -f "$OUT/run.txt" ] ||
@@ -233,6 +241,17 @@ planget() { python3 "$PLANPY" get "$PLAN" "$1" || exit 1; }
 python3 "$PLANPY" check "$PLAN" >/dev/null || exit 1
 TIMEOUT=$(planget timeout) GMEM=$(planget global-guest-mem)
 MEM=$(planget guest-mem)
+# JOBS: the host's cores unless told, and no more guests than its free
+# memory holds (each the plan's guest-mem and QEMU's own ~200M)
+if [ -z "${JOBS:-}" ]; then
+	JOBS=$(nproc)
+	fit=$(awk -v m="${MEM%[MG]}" -v u="${MEM: -1}" '/^MemAvailable:/ {
+		g = (u == "G" ? m * 1024 : m) + 200; n = int($2 / 1024 / g); print (n < 1 ? 1 : n) }' /proc/meminfo)
+	if [ "${fit:-1}" -lt "$JOBS" ]; then
+		echo "   note: $JOBS cores, but free memory for $fit guests of $MEM: JOBS=$fit" >&2
+		JOBS=$fit
+	fi
+fi
 
 # The order: the costliest cells first, priced by the newest earlier run of
 # the same plan (plan.py units).
@@ -330,7 +349,8 @@ guest() {
 	fi
 	python3 "$SNAP/harness/boot/runner.py" boot experiment --name "$name" --mem "$mem" \
 		--cpus $CPUS --swap "$swap" --variant "$VARIANT" --timeout "$TIMEOUT" --progress \
-		--input "$in/plan.tsv" --append "$kargs" 2>&1 | sed -u "s/^ */   [$cell] /"
+		--input "$in/plan.tsv" --append "$kargs" ${AWS_RUN_LIMIT:+--env "AWS_RUN_LIMIT=$AWS_RUN_LIMIT"} \
+		2>&1 | sed -u "s/^ */   [$cell] /"
 	rc=${PIPESTATUS[0]}
 	# 4: the job counted failed runs, which results.py reports from the data
 	if { [ "$rc" != 0 ] && [ "$rc" != 4 ]; } || [ ! -f "$run/results/runs.tsv" ]; then

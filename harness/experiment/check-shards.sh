@@ -12,7 +12,9 @@
 #      keeps the other cell's data;
 #   2. that command (AWS_RUN_RESUME) boots the lost cell only and completes
 #      the folder;
-#   3. the two cells as two shards, the way docs/experiment.md runs them on
+#   3. a run past AWS_RUN_LIMIT (1 s here) is killed and counted failed,
+#      and its guest goes on;
+#   4. the two cells as two shards, the way docs/experiment.md runs them on
 #      many machines: GNU parallel over its sshlogin ':' (this machine),
 #      each shard a make run into a folder it names, then make merge: the
 #      merged table has the same runs as the completed run of step 1.
@@ -36,8 +38,8 @@ result() { # result ok|not-ok NAME [why]
 # finish: the KTAP; the test's folders removed if every case passed (they
 # are a test's, not results), build/results/latest put back
 finish() {
-	printf '%s\n' "KTAP version 1" "1..3" "${LINES[@]}"
-	if [ ${#LINES[@]} = 3 ] && ! printf '%s\n' "${LINES[@]}" | grep -q '^not ok'; then
+	printf '%s\n' "KTAP version 1" "1..4" "${LINES[@]}"
+	if [ ${#LINES[@]} = 4 ] && ! printf '%s\n' "${LINES[@]}" | grep -q '^not ok'; then
 		rm -rf "${MADE[@]}"
 	fi
 	if [ -n "$latest" ]; then ln -sfn "$latest" "$AWS_BUILD/results/latest"
@@ -51,6 +53,7 @@ run() { # run ENV...: make run PLAN=short with ENV, its output to the log
 # cells RESULTS-DIR: its runs as sorted "cell policy rep" lines
 cells() { cut -f1-3 "$1/runs.tsv" | sort; }
 : >"$LOG"
+tag=check-shards-$$
 # make run moves build/results/latest: it points where it did once done
 latest=$(readlink "$AWS_BUILD/results/latest" 2>/dev/null)
 
@@ -76,6 +79,7 @@ ts=${ts##*/} out=$AWS_BUILD/results/$ts
 if [ $killed = no ]; then
 	result not-ok run_with_a_dead_guest_keeps_the_others "the $A guest never started its cell (log: $LOG)"
 	result not-ok resume_boots_only_the_lost_cell "not tried"
+	result not-ok run_over_its_limit_is_killed "not tried"
 	result not-ok shards_merge_into_one_runs_table "not tried"
 	finish
 fi
@@ -97,10 +101,26 @@ else
 	result not-ok resume_boots_only_the_lost_cell "build/results/$ts (log: $LOG)"
 fi
 
-# 3. two shards through GNU parallel, merged: docs/experiment.md's
+# 3. a run over its time limit: killed, counted failed, and the guest goes
+# on with the next run
+echo "== 3: AWS_RUN_LIMIT=1" >>"$LOG"
+lim=$tag-limit
+if run AWS_RUN_NAME="$lim" AWS_RUN_ARGS="$SEL,only=$A" AWS_RUN_LIMIT=1 JOBS=1; then
+	result not-ok run_over_its_limit_is_killed "make run passed: a 1 s limit killed nothing (log: $LOG)"
+else
+	MADE+=("$AWS_BUILD/results/$lim")
+	rcs=$(grep -o 'rc=[0-9-]*' "$AWS_BUILD/results/$lim/runs.tsv" 2>/dev/null | sort | uniq -c | tr -s ' ' | tr '\n' ',')
+	if [ "$(grep -c "still running after 1 s: its cgroup killed" "$LOG")" = 2 ] &&
+		[ "$rcs" = " 2 rc=124," ]; then
+		result ok run_over_its_limit_is_killed "both runs killed (rc 124), the guest went on"
+	else
+		result not-ok run_over_its_limit_is_killed "runs.tsv has '$rcs' (log: $LOG)"
+	fi
+fi
+
+# 4. two shards through GNU parallel, merged: docs/experiment.md's
 # command, with the sshlogin ':' (this machine)
-echo "== 3: shards through GNU parallel, then make merge" >>"$LOG"
-tag=check-shards-$$
+echo "== 4: shards through GNU parallel, then make merge" >>"$LOG"
 parallel -j1 -S : --wd "$AWS_TOP" --return "build/results/$tag-{}" \
 	"AWS_RUN_NAME=$tag-{} AWS_RUN_ARGS=$SEL,only={} JOBS=1 VARIANT=$VARIANT \
 	make -s --no-print-directory run PLAN=short >>$LOG 2>&1" ::: $A $B >>"$LOG" 2>&1
