@@ -45,7 +45,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))   # harness/experiment/
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "boot"))
+sys.path.insert(0, HERE)
 import plan as P  # noqa: E402
 
 
