@@ -19,16 +19,19 @@
 #   make shell       interactive guest on the serial console (MEM=, CPUS=)
 #   make check-style checkpatch --strict, sparse, ShellCheck;  make check-hooks-off
 #   VARIANT=debug    any of the above on the debug kernel (KASAN, lockdep, ...)
+#   KVER=6.12        any of the above on Debian's 6.12 (patches/6.12/) instead of 6.1
 
 VARIANT ?= default
+KVER ?= 6.1
+ifeq ($(filter 6.1 6.12,$(KVER)),)
+$(error KVER=$(KVER): the kernels are 6.1 (the default) and 6.12)
+endif
+export KVER
 PLAN ?= short
 MEM ?= 512M
 CPUS ?= 2
 B := build
-KOBJ := $(B)/kernel-$(VARIANT)
-KCC := ccache gcc
-TOOLS_IMG := $(B)/tools-$(VARIANT).img
-DEPS := linux-source-6.1 linux-config-6.1 qemu-system-x86 debootstrap kmod bc bison flex \
+DEPS := linux-source-$(KVER) linux-config-$(KVER) qemu-system-x86 debootstrap kmod bc bison flex \
 	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse shellcheck \
 	gnuplot python3-matplotlib python3-pandas libnuma-dev libcap-dev sqlite3 \
 	redis-server redis-tools parallel

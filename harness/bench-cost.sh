@@ -38,7 +38,7 @@ export ACCEL=tcg
 bash "$AWS_TOP/harness/images/build-kernel.sh" unpatched
 
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
-OUT=$AWS_BUILD/bench-cost/$STAMP
+OUT=$AWS_BUILD/bench-cost$AWS_KSFX/$STAMP
 mkdir -p "$OUT"
 T0=$SECONDS
 for b in $(seq 1 "$BOOTS"); do
@@ -46,7 +46,7 @@ for b in $(seq 1 "$BOOTS"); do
 		mod=1
 		[ $k = unpatched ] && mod=0
 		stage "bench-cost: $k kernel (boot $b of $BOOTS), $REPS reps per configuration"
-		RUN=$AWS_BUILD/runs/bench-cost-$k
+		RUN=$AWS_RUNS/bench-cost-$k
 		python3 "$AWS_TOP/harness/boot/runner.py" boot bench-cost --variant $k --cpus 1 --mem 512M \
 			--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" --progress \
 			--args "module=$mod reps=$REPS writes=$WRITES size=$SIZE limit=$LIMIT" ||
@@ -59,11 +59,11 @@ for b in $(seq 1 "$BOOTS"); do
 	done
 done
 {
-	echo "command: make bench-cost (REPS=$REPS BOOTS=$BOOTS WRITES=$WRITES SIZE=$SIZE LIMIT=$LIMIT ICOUNT=$ICOUNT)"
+	echo "command: make bench-cost KVER=$AWS_KVER (REPS=$REPS BOOTS=$BOOTS WRITES=$WRITES SIZE=$SIZE LIMIT=$LIMIT ICOUNT=$ICOUNT)"
 	echo "git: $(git -C "$AWS_TOP" rev-parse HEAD 2>/dev/null || echo unknown)$([ -n "$(git -C "$AWS_TOP" status --porcelain 2>/dev/null)" ] && echo ' (tree modified)')"
 	echo "host time: $((SECONDS - T0)) s for the guests"
 	python3 "$AWS_TOP/harness/bench/bench-cost.py" "$OUT/runs.tsv"
 } >"$OUT/summary.txt"
-ln -sfn "$STAMP" "$AWS_BUILD/bench-cost/latest"
+ln -sfn "$STAMP" "$AWS_BUILD/bench-cost$AWS_KSFX/latest"
 cat "$OUT/summary.txt"
 echo "== bench-cost: results in ${OUT#"$AWS_TOP"/}"

@@ -3,7 +3,8 @@
 #
 # Check that the patched tree still builds with CONFIG_ANON_WS_HOOKS=n: the
 # default config with the option switched off, built for the files the
-# patch touches (mm/) plus vmlinux, in build/kernel-nohooks/.  The hook
+# patch touches (mm/) plus vmlinux, in build/kernel-nohooks/
+# (build/kernel-6.12-nohooks/ with KVER=6.12).  The hook
 # sites must compile to the stock code and nothing may reference a symbol
 # that only exists with the option on.
 set -euo pipefail
@@ -12,11 +13,12 @@ set -euo pipefail
 # kernel build log that the progress lines and error reports read.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-OBJ=$AWS_BUILD/kernel-nohooks
-[ -f "$AWS_BUILD/kernel-default/.config" ] || die "build the default kernel first (make kernel)"
-stage "kernel: build with CONFIG_ANON_WS_HOOKS=n (log: build/logs/kernel-nohooks.log)"
+OBJ=$(aws_kdir kernel nohooks)
+DEF=$(aws_kdir kernel default)
+[ -f "$DEF/.config" ] || die "build the default kernel first (make kernel KVER=$AWS_KVER)"
+stage "kernel: $AWS_KVER with CONFIG_ANON_WS_HOOKS=n (log: ${AWS_LOGS#"$AWS_TOP"/}/kernel-nohooks.log)"
 mkdir -p "$OBJ"
-cp "$AWS_BUILD/kernel-default/.config" "$OBJ/.config"
+cp "$DEF/.config" "$OBJ/.config"
 "$AWS_SRC/scripts/config" --file "$OBJ/.config" --disable ANON_WS_HOOKS
 make -C "$AWS_SRC" O="$OBJ" CC="ccache gcc" olddefconfig >"$AWS_LOGS/kernel-nohooks.log" 2>&1
 grep -q '^# CONFIG_ANON_WS_HOOKS is not set' "$OBJ/.config" || die "could not switch the option off"

@@ -3,7 +3,7 @@
 #
 # Style checks on the code we own, as a KTAP document on stdout:
 # checkpatch --strict on module/, include/ and the smoke module, checkpatch
-# --strict on every patch in patches/, sparse (make C=2) on the module,
+# --strict on every patch of the kernel's series (patches/<kver>/), sparse (make C=2) on the module,
 # and ShellCheck (warnings and errors) on every shell script, host and
 # guest.
 # Needs the extracted kernel tree (make kernel) and the module build
@@ -25,11 +25,11 @@ set -uo pipefail
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 VARIANT=${1:-default}
-OBJ=$AWS_BUILD/kernel-$VARIANT
+OBJ=$(aws_kdir kernel "$VARIANT")
 CP=${AWS_CHECKPATCH:-$AWS_SRC/scripts/checkpatch.pl}
 SPARSE=${AWS_SPARSE:-sparse}
 SHELLCHECK=${AWS_SHELLCHECK:-shellcheck}
-MODSRC=$AWS_BUILD/module-$VARIANT/module
+MODSRC=$(aws_kdir module "$VARIANT")/module
 n=0 bad=0
 # result NAME LOG WHY: WHY non-empty = the tool did not run; else the
 # findings are the ERROR/WARNING/CHECK (or sparse warning/error) lines of
@@ -65,7 +65,7 @@ checkpatch_ran() {
 }
 
 cd "$AWS_TOP" || exit 1
-list=$(patch_series) || die "the patch series is not in order (patches/series)"
+list=$(patch_series) || die "the patch series is not in order (patches/$AWS_KVER/series)"
 mapfile -t PATCHES < <(echo "$list" | sed "s|^$AWS_TOP/||")
 echo "KTAP version 1"
 echo "1..$((${#PATCHES[@]} + 3))"

@@ -276,34 +276,35 @@ printf 'plan %s\nselection %s\nstart %s\njobs %s\n' "$PLAN" "$EXTRA" "$START_UTC
 # from $SNAP with AWS_BUILD pointing there; their run folders stay in
 # build/runs/ (a symlink).
 SNAP=$AWS_BUILD/experiment-snapshot
-KIMG=kernel-$VARIANT/arch/x86/boot/bzImage
+KIMG=kernel$AWS_KSFX-$VARIANT/arch/x86/boot/bzImage
+TIMG=tools$AWS_KSFX-$VARIANT.img
 # same_workloads: the binaries opt.py runs are the ones on the tools disk
 same_workloads() {
 	local b
 	for b in "$SNAP"/userspace/aws-*; do
-		debugfs -R "cat /bin/${b##*/}" "$SNAP/tools-$VARIANT.img" 2>/dev/null | cmp -s - "$b" ||
+		debugfs -R "cat /bin/${b##*/}" "$SNAP/$TIMG" 2>/dev/null | cmp -s - "$b" ||
 			return 1
 	done
 }
 snapshot() {
 	for _ in 1 2 3; do
 		rm -rf "$SNAP"
-		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs" "$AWS_BUILD/runs" "$SNAP/harness/boot" \
+		mkdir -p "$SNAP/${KIMG%/*}" "$SNAP/logs$AWS_KSFX" "$AWS_RUNS" "$SNAP/harness/boot" \
 			"$SNAP/harness/guest/jobs" "$SNAP/userspace"
 		cp "$AWS_TOP"/harness/boot/{runner.py,console-patterns} "$SNAP/harness/boot/" &&
 			cp "$AWS_TOP/harness/guest/jobs/experiment.sh" "$SNAP/harness/guest/jobs/" || return 1
-		ln -s "$AWS_BUILD/runs" "$SNAP/runs"
+		ln -s "$AWS_RUNS" "$SNAP/runs$AWS_KSFX"
 		[ -f "$AWS_BUILD/accel" ] && cp "$AWS_BUILD/accel" "$SNAP/"
 		cp "$AWS_BUILD/$KIMG" "$SNAP/$KIMG" &&
 			cp --sparse=always "$AWS_BUILD/rootfs.img" "$SNAP/rootfs.img" &&
-			cp "$AWS_BUILD/tools-$VARIANT.img" "$SNAP/tools-$VARIANT.img" &&
+			cp "$AWS_BUILD/$TIMG" "$SNAP/$TIMG" &&
 			cp "$AWS_BUILD"/userspace/aws-* "$SNAP/userspace/" || return 1
 		# a copy taken while someone rewrote an image is caught here
-		if e2fsck -fn "$SNAP/tools-$VARIANT.img" >/dev/null 2>&1 &&
+		if e2fsck -fn "$SNAP/$TIMG" >/dev/null 2>&1 &&
 			same_workloads &&
 			e2fsck -fn "$SNAP/rootfs.img" >/dev/null 2>&1 &&
 			cmp -s "$AWS_BUILD/$KIMG" "$SNAP/$KIMG" &&
-			cmp -s "$AWS_BUILD/tools-$VARIANT.img" "$SNAP/tools-$VARIANT.img"; then
+			cmp -s "$AWS_BUILD/$TIMG" "$SNAP/$TIMG"; then
 			return 0
 		fi
 		sleep 5
@@ -317,9 +318,9 @@ snapshot || die "could not take a consistent copy of the kernel, rootfs and tool
 export AWS_BUILD=$SNAP
 BIN=$SNAP/userspace
 # what every guest of the folder booted: a resumed run must boot the same
-IMAGES=$(printf 'variant %s\nbzimage_sha256 %s\ntools_image_sha256 %s\n' "$VARIANT" \
+IMAGES=$(printf 'variant %s\nkernel %s\nbzimage_sha256 %s\ntools_image_sha256 %s\n' "$VARIANT" "$AWS_KVER" \
 	"$(sha256sum <"$SNAP/$KIMG" | cut -d' ' -f1)" \
-	"$(sha256sum <"$SNAP/tools-$VARIANT.img" | cut -d' ' -f1)")
+	"$(sha256sum <"$SNAP/$TIMG" | cut -d' ' -f1)")
 if [ -f "$OUT/images.txt" ]; then
 	[ "$IMAGES" = "$(cat "$OUT/images.txt")" ] ||
 		die "AWS_RUN_RESUME=$TS: build/results/$TS was made with other images (its images.txt);" \
@@ -333,7 +334,7 @@ fi
 # come, after the cell's name.
 guest() {
 	local boot=$1 cell=$2 swap=$3 name=experiment-$2 mem=$MEM kargs='' rc=0 only args
-	local in=$SNAP/input/$2 run=$AWS_BUILD/runs/experiment-$2 g=$OUT/guests/$2
+	local in=$SNAP/input/$2 run=$AWS_RUNS/experiment-$2 g=$OUT/guests/$2
 	# global reclaim needs a guest whose whole memory is used.  rodata=off:
 	# under TCG a page freed from the kernel image's rodata/data gap stalls
 	# the vCPU in clear_page_erms for 20+ s when the allocator hands it out
@@ -354,7 +355,7 @@ guest() {
 	rc=${PIPESTATUS[0]}
 	# 4: the job counted failed runs, which results.py reports from the data
 	if { [ "$rc" != 0 ] && [ "$rc" != 4 ]; } || [ ! -f "$run/results/runs.tsv" ]; then
-		printf '%s\tbuild/runs/%s/console.log (runner exit status %s)\n' "$cell" "$name" "$rc" \
+		printf '%s\tbuild/%s/%s/console.log (runner exit status %s)\n' "$cell" "${AWS_RUNS##*/}" "$name" "$rc" \
 			>>"$OUT/failed"
 		return 1
 	fi
@@ -364,7 +365,7 @@ guest() {
 			"$OUT/images.txt" "$g.part/" &&
 		{ grep '^# ' "$run/ktap.log" || true; } >"$g.part/progress.txt" &&
 		mv "$g.part" "$g" ||
-		printf '%s\tcould not copy build/runs/%s/ to %s\n' "$cell" "$name" "$g" >>"$OUT/failed"
+		printf '%s\tcould not copy build/%s/%s/ to %s\n' "$cell" "${AWS_RUNS##*/}" "$name" "$g" >>"$OUT/failed"
 }
 
 N=0 TODO=()

@@ -6,11 +6,28 @@
 
 AWS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AWS_BUILD=${AWS_BUILD:-$AWS_TOP/build}
-AWS_LOGS=$AWS_BUILD/logs
-AWS_SRC_PARENT=$AWS_BUILD/src
-AWS_SRC=$AWS_SRC_PARENT/linux-source-6.1
-AWS_TARBALL=/usr/src/linux-source-6.1.tar.xz
+# The kernel (KVER=6.1, the default, or KVER=6.12): Debian's linux-source
+# of that version, its own series in patches/<kver>/, and its own folders
+# in build/ (6.1 keeps the plain names: build/kernel-<variant>, build/logs,
+# ...; 6.12 adds "-6.12": build/kernel-6.12-<variant>, build/logs-6.12).
+AWS_KVER=${KVER:-6.1}
+case $AWS_KVER in
+6.1) AWS_KSFX= ;;
+6.12) AWS_KSFX=-6.12 ;;
+*) echo "error: KVER=$AWS_KVER: the kernels are 6.1 (the default) and 6.12" >&2; exit 1 ;;
+esac
+export KVER=$AWS_KVER
+AWS_LOGS=$AWS_BUILD/logs$AWS_KSFX
+AWS_RUNS=$AWS_BUILD/runs$AWS_KSFX
+AWS_SRC_PARENT=$AWS_BUILD/src$AWS_KSFX
+AWS_SRC=$AWS_SRC_PARENT/linux-source-$AWS_KVER
+AWS_TARBALL=/usr/src/linux-source-$AWS_KVER.tar.xz
+AWS_PATCHES=$AWS_TOP/patches/$AWS_KVER
 mkdir -p "$AWS_LOGS"
+
+# aws_kdir NAME VARIANT: the build folder of NAME (kernel, module, tools)
+# for VARIANT on this kernel, e.g. build/kernel-6.12-debug.
+aws_kdir() { echo "$AWS_BUILD/$1$AWS_KSFX-$2"; }
 
 die() { echo "error: $*" >&2; exit 1; }
 note() { echo "  $*"; }
@@ -66,24 +83,25 @@ progress() {
 hash_files() { cat "$@" 2>/dev/null | sha256sum | cut -c1-16; }
 
 kernel_pkg_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
-		die "linux-source-6.1 is not installed (run: make deps)"
+	dpkg-query -W -f='${Version}' "linux-source-$AWS_KVER" 2>/dev/null ||
+		die "linux-source-$AWS_KVER is not installed (run: make deps)"
 }
 
-# The patch series, in order: the files patches/series names (the cover
-# letter, 0000-cover-letter.patch, is not one of them).  Fails if the list
-# is missing, names a file that is not there, or leaves a patch out.
+# The patch series of this kernel, in order: the files patches/<kver>/series
+# names (the cover letter, 0000-cover-letter.patch, is not one of them).
+# Fails if the list is missing, names a file that is not there, or leaves a
+# patch out.
 patch_series() {
-	local list=$AWS_TOP/patches/series p
+	local list=$AWS_PATCHES/series p d=patches/$AWS_KVER
 	[ -f "$list" ] || { echo "error: $list missing" >&2; return 1; }
 	while read -r p; do
-		[ -f "$AWS_TOP/patches/$p" ] || { echo "error: patches/series names $p, which is not in patches/" >&2; return 1; }
-		echo "$AWS_TOP/patches/$p"
+		[ -f "$AWS_PATCHES/$p" ] || { echo "error: $d/series names $p, which is not in $d/" >&2; return 1; }
+		echo "$AWS_PATCHES/$p"
 	done < <(grep -v '^\s*\(#\|$\)' "$list")
-	for p in "$AWS_TOP"/patches/*.patch; do
+	for p in "$AWS_PATCHES"/*.patch; do
 		case $p in */0000-cover-letter.patch) continue ;; esac
 		grep -qxF "$(basename "$p")" "$list" ||
-			{ echo "error: $(basename "$p") is in patches/ but not in patches/series" >&2; return 1; }
+			{ echo "error: $(basename "$p") is in $d/ but not in $d/series" >&2; return 1; }
 	done
 }
 

@@ -42,10 +42,10 @@ python3 "$AWS_TOP/harness/boot/runner.py" boot suites --name "$R-nomemcg" --vari
 	--args "$S2" --append cgroup_disable=memory || rc_all=1
 stage_done
 
-logs=("$AWS_BUILD/runs/$R/ktap.log" "$AWS_BUILD/runs/$R-nomemcg/ktap.log")
-cons=("$AWS_BUILD/runs/$R/console.log" "$AWS_BUILD/runs/$R-nomemcg/console.log")
-read -r p f s < <(python3 "$AWS_TOP/harness/boot/runner.py" total "$AWS_BUILD/runs/$R" \
-	"$AWS_BUILD/runs/$R-nomemcg")
+logs=("$AWS_RUNS/$R/ktap.log" "$AWS_RUNS/$R-nomemcg/ktap.log")
+cons=("$AWS_RUNS/$R/console.log" "$AWS_RUNS/$R-nomemcg/console.log")
+read -r p f s < <(python3 "$AWS_TOP/harness/boot/runner.py" total "$AWS_RUNS/$R" \
+	"$AWS_RUNS/$R-nomemcg")
 fig() { cat "${logs[@]}" | sed -n "s/.*# figure $1=\([0-9]*\).*/\1/p" | awk '{ t += $1 } END { print t + 0 }'; }
 res() { cat "${logs[@]}" | grep -o "RESULT .*" | tr ' ' '\n' | sed -n "s/^$1=//p" |
 	awk '$1 >= 0 { t += $1 } END { printf "%d\n", t }'; }
@@ -53,7 +53,7 @@ reports=$(console_scan "${cons[@]}" | wc -l)
 console_scan "${cons[@]}" | head -n 5 | cut -d: -f1,3- | sed 's/^/   /'
 vfail=$(res verify_fail)
 cat <<FIG
-== stress figures ($((SECONDS - T0)) s, logs: build/runs/$R/, build/runs/$R-nomemcg/)
+== stress figures ($((SECONDS - T0)) s, logs: build/${AWS_RUNS##*/}/$R/, build/${AWS_RUNS##*/}/$R-nomemcg/)
    load/unload cycles survived : $(fig load_unload_cycles)
    policy flips (module count) : $(fig policy_flips)
    MGLRU on/off under load     : $(fig mglru_toggles)

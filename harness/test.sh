@@ -97,7 +97,7 @@ reap() {
 # it wrote none).
 verdict() {
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
-		"$AWS_BUILD/runs/$1/verdict.json" "$2" 2>/dev/null || echo none
+		"$AWS_RUNS/$1/verdict.json" "$2" 2>/dev/null || echo none
 }
 # negative_guest: the harness's negative tests, one guest with three
 # sections (harness/guest/jobs/negative.sh): the smoke module fires a WARN_ON,
@@ -112,8 +112,8 @@ negative_guest() {
 # of SECTION and the next marker must trip console_scan, on a line matching
 # PATTERN; the boot before the first marker must not trip it at all.
 negative_check() {
-	local name=$1 sec=$2 pat=$3 status log=$AWS_BUILD/runs/negative/console.log hits
-	local part=$AWS_BUILD/runs/negative/section-$sec.log
+	local name=$1 sec=$2 pat=$3 status log=$AWS_RUNS/negative/console.log hits
+	local part=$AWS_RUNS/negative/section-$sec.log
 	status=$(verdict negative status)
 	awk -v s="$sec" '/aws-negative: section / { on = ($NF == s) } on' "$log" >"$part" 2>/dev/null
 	if [ "$status" != kernel-problem ]; then
@@ -140,6 +140,9 @@ negative_check() {
 UNIT_TESTS=("$AWS_TOP"/harness/unit/test-*)
 unit_tests() {
 	local rc=0 t py
+	# Their fixtures name 6.1's folders; they test the harness's logic,
+	# the same on either kernel (this runs in its own subshell).
+	unset KVER
 	# test-results.py needs pandas (no such python3: the traceback, and a
 	# KTAP document short, fail it)
 	py=$(aws_python || echo python3)
@@ -172,12 +175,12 @@ stage "style: checkpatch --strict and sparse on our kernel C, ShellCheck on our 
 # of the headers), sparse and ShellCheck.
 mapfile -t style_shs < <(find "$AWS_TOP"/{harness,userspace,module,include} -name '*.sh' | sort)
 style_key=$(cat "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$AWS_TOP"/module/policies/* \
-	"$AWS_TOP"/include/*.h "$AWS_TOP"/harness/images/smoke-module/* "$AWS_TOP"/patches/* "${style_shs[@]}" \
-	"$AWS_BUILD/kernel-$VARIANT/.aws-built-key" 2>/dev/null |
+	"$AWS_TOP"/include/*.h "$AWS_TOP"/harness/images/smoke-module/* "$AWS_PATCHES"/* "${style_shs[@]}" \
+	"$(aws_kdir kernel "$VARIANT")/.aws-built-key" 2>/dev/null |
 	cat - <(sparse --version 2>&1; shellcheck --version 2>&1) | sha256sum | cut -c1-16)
-STYLE_KEY_FILE=$AWS_BUILD/style-$VARIANT.key
+STYLE_KEY_FILE=$(aws_kdir style "$VARIANT").key
 if [ "$(cat "$STYLE_KEY_FILE" 2>/dev/null)" = "$style_key" ] && [ -s "$AWS_LOGS/style.ktap" ]; then
-	style_note="unchanged since they passed (key $style_key): build/logs/style.ktap"
+	style_note="unchanged since they passed (key $style_key): ${AWS_LOGS#"$AWS_TOP"/}/style.ktap"
 else
 	rm -f "$STYLE_KEY_FILE"
 	bash "$AWS_TOP/harness/check-style.sh" "$VARIANT" >"$AWS_LOGS/style.ktap" &&
@@ -242,9 +245,9 @@ grep '^problem: ' <<<"$unit_out" | sed 's/^/   unit: /'
 
 pass=$up failed=$uf skipped=$us
 for run in "${GUEST_RUNS[@]}"; do
-	read -r gp gf gs < <(python3 "$RUNNER" total "$AWS_BUILD/runs/$run")
+	read -r gp gf gs < <(python3 "$RUNNER" total "$AWS_RUNS/$run")
 	echo "   $run: $gp passed, $gf failed, $gs skipped ($(grep -h '^    # [a-z]*: [0-9]* s$' \
-		"$AWS_BUILD/runs/$run/ktap.log" | sed 's/^    # //' | tr '\n' ' '))"
+		"$AWS_RUNS/$run/ktap.log" | sed 's/^    # //' | tr '\n' ' '))"
 	pass=$((pass + gp)) failed=$((failed + gf)) skipped=$((skipped + gs))
 done
 # Every guest run the manifest names must be one that test.sh or stress.sh
@@ -266,7 +269,7 @@ else
 fi
 # The guest kernel is Debian's on what changes mm behaviour.
 if dcfg=$(python3 "$AWS_TOP/harness/images/check-debian-config.py" "$VARIANT" \
-	"$AWS_BUILD/kernel-$VARIANT/.config" 2>&1); then
+	"$(aws_kdir kernel "$VARIANT")/.config" 2>&1); then
 	host_result ok guest_kernel_config_is_debians "$(tail -n 1 <<<"$dcfg")"
 else
 	host_result not-ok guest_kernel_config_is_debians "$(grep -v '^  differs' <<<"$dcfg" | tr '\n' ';')"
@@ -278,7 +281,7 @@ read -r hp hf hs < <(tail -n 1 <<<"$hout")
 grep '^not ok' "$HOST_KTAP" | sed 's/^/   host: /'
 grep '^problem: ' <<<"$hout" | sed 's/^/   host: /'
 pass=$((pass + hp)) failed=$((failed + hf)) skipped=$((skipped + hs))
-echo "== make test: $((SECONDS - T0)) s; logs in build/logs/, guest consoles in build/runs/*/console.log"
+echo "== make test ($AWS_KVER): $((SECONDS - T0)) s; logs in ${AWS_LOGS#"$AWS_TOP"/}/, guest consoles in ${AWS_RUNS#"$AWS_TOP"/}/*/console.log"
 [ "$skipped" = 0 ] || echo "($skipped skipped)"
 echo "$pass passed, $failed failed"
 [ "$failed" = 0 ]

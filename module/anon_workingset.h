@@ -18,6 +18,7 @@
 #include <linux/anon_ws_hooks.h>
 #include <linux/percpu.h>
 
+#include "aws_compat.h"
 #include "aws_policy.h"
 
 struct lruvec;

@@ -61,7 +61,7 @@ int aws_clock_init(struct aws_run *runs, unsigned int nr)
 	for (i = 0; i < nr; i++) {
 		if (runs[i].policy->clock != AWS_CLOCK_ANON)
 			continue;
-		runs[i].clock = vzalloc(array_size(MEM_CGROUP_ID_MAX + 1,
+		runs[i].clock = vzalloc(array_size(AWS_MEMCG_ID_MAX + 1,
 						   nr_node_ids *
 						   sizeof(atomic_long_t)));
 		if (!runs[i].clock)

@@ -26,9 +26,10 @@
  * the swap cache xa_lock with IRQs off and the folio's refcount frozen,
  * on_age possibly under the lru_lock.  Nothing here sleeps or allocates.
  * Two calls take locks, both in process context and exactly where stock
- * workingset_refault() takes them: mem_cgroup_flush_stats_delayed() (the
- * memcg stats flush lock, with a trylock) and, on a restore,
- * lru_note_cost_folio() (the lruvec's lru_lock).
+ * workingset_refault() takes them: on 6.1 mem_cgroup_flush_stats_delayed()
+ * (the memcg stats flush lock, with a trylock; 6.12's flush may sleep and
+ * is not called) and, on a restore, the LRU cost note (the lruvec's
+ * lru_lock).  aws_compat.h names both.
  */
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
@@ -128,10 +129,10 @@ static bool aws_new_anon(struct folio *folio, struct vm_area_struct *vma)
 static void aws_lru_sizes(struct lruvec *lruvec, struct mem_cgroup *memcg,
 			  struct aws_lru_sizes *s)
 {
-	s->active_anon = lruvec_page_state(lruvec, NR_ACTIVE_ANON);
-	s->inactive_anon = lruvec_page_state(lruvec, NR_INACTIVE_ANON);
-	s->active_file = lruvec_page_state(lruvec, NR_ACTIVE_FILE);
-	s->inactive_file = lruvec_page_state(lruvec, NR_INACTIVE_FILE);
+	s->active_anon = aws_lru_pages(lruvec, LRU_ACTIVE_ANON);
+	s->inactive_anon = aws_lru_pages(lruvec, LRU_INACTIVE_ANON);
+	s->active_file = aws_lru_pages(lruvec, LRU_ACTIVE_FILE);
+	s->inactive_file = aws_lru_pages(lruvec, LRU_INACTIVE_FILE);
 	s->swap_available = mem_cgroup_get_nr_swap_pages(memcg) > 0;
 }
 
@@ -174,16 +175,21 @@ static void aws_refault(struct aws_run *r, struct folio *folio,
 	 * slot.  0 (unknown) on the SWP_SYNCHRONOUS_IO path, which sets the
 	 * entry after the refault is judged.
 	 */
-	rf.id = folio_swap_entry(folio).val;
+	rf.id = aws_folio_swap(folio).val;
 
-	/* Events are charged to the refaulting memcg, on the eviction node. */
+	/*
+	 * Events are charged to the refaulting memcg, on the node stock
+	 * counts them on (aws_compat.h); swap is checked where stock does.
+	 */
 	memcg = folio_memcg(folio);
-	lruvec = mem_cgroup_lruvec(memcg, pgdat);
+	lruvec = mem_cgroup_lruvec(memcg, aws_refault_pgdat(folio, pgdat));
 	mod_lruvec_state(lruvec, WORKINGSET_REFAULT_ANON, nr);
 	aws_count(AWS_REFAULTS, nr);
 
-	mem_cgroup_flush_stats_delayed();
-	aws_lru_sizes(eviction_lruvec, memcg, &rf.sizes);
+	aws_flush_stats();
+	aws_lru_sizes(eviction_lruvec,
+		      AWS_STOCK_SWAP_CHECK_EVICTION_MEMCG ? eviction_memcg : memcg,
+		      &rf.sizes);
 	activate = p->refault(&rf, aws_state(r, eviction_lruvec)) == AWS_YES;
 	aws_count_distance(rf.distance, rf.workingset_size);
 	trace_aws_refault(p, eviction_memcg, &rf, activate);
@@ -206,7 +212,7 @@ static void aws_refault(struct aws_run *r, struct folio *folio,
 	/* It was active when evicted: this is workingset being restored. */
 	if (s->workingset) {
 		folio_set_workingset(folio);
-		lru_note_cost_folio(folio);
+		aws_note_restore_cost(folio);
 		mod_lruvec_state(lruvec, WORKINGSET_RESTORE_ANON, nr);
 		aws_count(AWS_RESTORES, nr);
 	}
@@ -428,6 +434,28 @@ static unsigned long aws_anon_inactive_ratio(struct lruvec *lruvec,
 				aws_state(r, lruvec));
 }
 
+/*
+ * The anon list sizes inactive_is_low() compares (6.12 only: its memcg
+ * statistics lag until their next flush): exact ones for every policy
+ * but stock, which must see what the kernel without the module sees.
+ */
+static bool __maybe_unused aws_anon_list_sizes(struct lruvec *lruvec,
+					       unsigned long *inactive,
+					       unsigned long *active)
+{
+	struct aws_run *r;
+
+	if (likely(!atomic_read(&aws_cg_entries)))
+		r = &aws_runs[READ_ONCE(aws_global)];
+	else
+		r = aws_run_of(lruvec_memcg(lruvec), NULL);
+	if (r->stock)
+		return false;
+	*inactive = aws_lru_pages(lruvec, LRU_INACTIVE_ANON);
+	*active = aws_lru_pages(lruvec, LRU_ACTIVE_ANON);
+	return true;
+}
+
 /* A file refault: what its distance is compared with (stats are flushed). */
 static unsigned long aws_file_workingset(struct lruvec *eviction_lruvec,
 					 unsigned long size)
@@ -456,5 +484,6 @@ const struct anon_ws_ops aws_ops = {
 	.on_keep_active = aws_keep_active,
 	.on_swapin_mapped = aws_swapin_mapped,
 	.on_anon_inactive_ratio = aws_anon_inactive_ratio,
+	AWS_OPS_LIST_SIZES
 	.on_file_workingset = aws_file_workingset,
 };

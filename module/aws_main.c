@@ -47,14 +47,14 @@ static u64 *aws_state_owner;
 /* Every policy's private state: state_size bytes per memcg id and node. */
 static int aws_runs_alloc(void)
 {
-	size_t slots = (size_t)(MEM_CGROUP_ID_MAX + 1) * nr_node_ids, j;
+	size_t slots = (size_t)(AWS_MEMCG_ID_MAX + 1) * nr_node_ids, j;
 	const struct aws_policy *p;
 	unsigned int i;
 
 	aws_runs = kcalloc(aws_nr_policies, sizeof(*aws_runs), GFP_KERNEL);
 	if (!aws_runs)
 		return -ENOMEM;
-	aws_state_owner = vzalloc(array_size(MEM_CGROUP_ID_MAX + 1,
+	aws_state_owner = vzalloc(array_size(AWS_MEMCG_ID_MAX + 1,
 					     sizeof(*aws_state_owner)));
 	if (!aws_state_owner)
 		return -ENOMEM;

@@ -92,9 +92,9 @@ unsigned long aws_switch_end(void)
 {
 	unsigned long swept;
 
-	synchronize_rcu();
+	aws_synchronize();
 	swept = aws_sweep_shadows();
-	synchronize_rcu();
+	aws_synchronize();
 	WRITE_ONCE(aws_sweeping, false);
 	return swept;
 }

@@ -40,6 +40,7 @@ static inline unsigned short aws_trace_memcg_id(struct mem_cgroup *memcg)
 
 #include <linux/tracepoint.h>
 
+#include "aws_compat.h"
 #include "aws_policy.h"
 
 TRACE_EVENT(aws_place,
@@ -50,7 +51,7 @@ TRACE_EVENT(aws_place,
 			     __field(unsigned long, nr_pages)
 			     __field(unsigned short, memcg)
 			     __field(bool, active)),
-	    TP_fast_assign(__assign_str(policy, policy->name);
+	    TP_fast_assign(aws_assign_str(policy, policy->name);
 			   __entry->nr_pages = nr_pages;
 			   __entry->memcg = aws_trace_memcg_id(memcg);
 			   __entry->active = active;),
@@ -71,7 +72,7 @@ TRACE_EVENT(aws_evict,
 			     __field(unsigned short, memcg)
 			     __field(bool, shadow)
 			     __field(bool, workingset)),
-	    TP_fast_assign(__assign_str(policy, policy->name);
+	    TP_fast_assign(aws_assign_str(policy, policy->name);
 			   __entry->nr_pages = nr_pages;
 			   __entry->eviction = eviction;
 			   __entry->nid = nid;
@@ -92,20 +93,30 @@ TRACE_EVENT(aws_refault,
 			     __field(unsigned long, nr_pages)
 			     __field(unsigned long, distance)
 			     __field(unsigned long, workingset_size)
+			     __field(unsigned long, active_anon)
+			     __field(unsigned long, active_file)
+			     __field(unsigned long, inactive_file)
 			     __field(unsigned short, memcg)
+			     __field(bool, swap)
 			     __field(bool, activate)
 			     __field(bool, restore)),
-	    TP_fast_assign(__assign_str(policy, policy->name);
+	    TP_fast_assign(aws_assign_str(policy, policy->name);
 			   __entry->nr_pages = rf->nr_pages;
 			   __entry->distance = rf->distance;
 			   __entry->workingset_size = rf->workingset_size;
+			   __entry->active_anon = rf->sizes.active_anon;
+			   __entry->active_file = rf->sizes.active_file;
+			   __entry->inactive_file = rf->sizes.inactive_file;
 			   __entry->memcg = aws_trace_memcg_id(memcg);
+			   __entry->swap = rf->sizes.swap_available;
 			   __entry->activate = activate;
 			   __entry->restore = activate && rf->workingset;),
-	    TP_printk("policy=%s nr_pages=%lu distance=%lu workingset_size=%lu activate=%d restore=%d memcg=%u",
+	    TP_printk("policy=%s nr_pages=%lu distance=%lu workingset_size=%lu activate=%d restore=%d memcg=%u active_anon=%lu active_file=%lu inactive_file=%lu swap=%d",
 		      __get_str(policy), __entry->nr_pages, __entry->distance,
 		      __entry->workingset_size, __entry->activate,
-		      __entry->restore, __entry->memcg)
+		      __entry->restore, __entry->memcg, __entry->active_anon,
+		      __entry->active_file, __entry->inactive_file,
+		      __entry->swap)
 );
 
 TRACE_EVENT(aws_activate,
@@ -115,8 +126,8 @@ TRACE_EVENT(aws_activate,
 	    TP_STRUCT__entry(__string(policy, policy->name)
 			     __string(reason, reason)
 			     __field(unsigned long, nr_pages)),
-	    TP_fast_assign(__assign_str(policy, policy->name);
-			   __assign_str(reason, reason);
+	    TP_fast_assign(aws_assign_str(policy, policy->name);
+			   aws_assign_str(reason, reason);
 			   __entry->nr_pages = nr_pages;),
 	    TP_printk("policy=%s nr_pages=%lu reason=%s",
 		      __get_str(policy), __entry->nr_pages, __get_str(reason))
@@ -129,7 +140,7 @@ TRACE_EVENT(aws_age,
 	    TP_STRUCT__entry(__string(policy, policy->name)
 			     __field(unsigned long, nr_pages)
 			     __field(bool, aged)),
-	    TP_fast_assign(__assign_str(policy, policy->name);
+	    TP_fast_assign(aws_assign_str(policy, policy->name);
 			   __entry->nr_pages = nr_pages;
 			   __entry->aged = aged;),
 	    TP_printk("policy=%s nr_pages=%lu aged=%d",
@@ -144,8 +155,8 @@ TRACE_EVENT(aws_switch,
 			     __string(policy, policy)
 			     __field(u64, cgroup)
 			     __field(unsigned long, swept)),
-	    TP_fast_assign(__assign_str(scope, scope);
-			   __assign_str(policy, policy);
+	    TP_fast_assign(aws_assign_str(scope, scope);
+			   aws_assign_str(policy, policy);
 			   __entry->cgroup = cgroup;
 			   __entry->swept = swept;),
 	    TP_printk("scope=%s cgroup=%llu policy=%s swept=%lu",

@@ -72,6 +72,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))   # harness/boot/
 HARNESS = os.path.dirname(HERE)
 TOP = os.path.dirname(HARNESS)
 BUILD = os.environ.get("AWS_BUILD", os.path.join(TOP, "build"))
+# The kernel (harness/lib.sh): 6.1's folders have plain names, 6.12's a
+# "-6.12" after the first word (build/kernel-6.12-default, build/logs-6.12).
+KVER = os.environ.get("KVER", "6.1")
+KSFX = "" if KVER == "6.1" else "-" + KVER
+LOGS = os.path.join(BUILD, "logs" + KSFX)
+RUNS = os.path.join(BUILD, "runs" + KSFX)
 PATTERNS = os.path.join(HERE, "console-patterns")
 KTAP_COUNT = os.path.join(HERE, "ktap-count.awk")
 EXPECTED_SKIPS = os.path.join(HERE, "expected-skips")
@@ -188,13 +194,14 @@ def limit(timeout, variant):
 
 
 def images(variant):
-    kernel = os.path.join(BUILD, "kernel-" + variant, "arch/x86/boot/bzImage")
+    kernel = os.path.join(BUILD, "kernel%s-%s" % (KSFX, variant), "arch/x86/boot/bzImage")
     # the unpatched kernel has no module of its own; its jobs use the workloads
-    tools = os.path.join(BUILD, "tools-%s.img" % ("default" if variant == "unpatched" else variant))
+    tools = os.path.join(BUILD, "tools%s-%s.img"
+                         % (KSFX, "default" if variant == "unpatched" else variant))
     rootfs = os.path.join(BUILD, "rootfs.img")
     for f in (kernel, rootfs, tools):
         if not os.path.isfile(f):
-            raise SetupError("%s missing (run: make kernel rootfs tools)" % f)
+            raise SetupError("%s missing (run: make kernel rootfs tools KVER=%s)" % (f, KVER))
     return kernel, rootfs, tools
 
 
@@ -440,8 +447,8 @@ def report(v, run):
 def boot(a):
     check_args(a)
     name = a.name or a.job
-    run = os.path.join(BUILD, "runs", name)
-    logs = os.path.join(BUILD, "logs")
+    run = os.path.join(RUNS, name)
+    logs = LOGS
     os.makedirs(logs, exist_ok=True)
     acc = accel(images(a.variant)[0], logs)
     patterns = console_patterns()
@@ -466,9 +473,9 @@ def boot(a):
 def shell(a):
     a.job, a.swap, a.timeout, a.append, a.icount = "shell", "1G", 1, "", ""
     check_args(a)
-    run = os.path.join(BUILD, "runs", "shell")
+    run = os.path.join(RUNS, "shell")
     prepare(run, a.swap)
-    argv = qemu_argv(a, run, accel(images(a.variant)[0], os.path.join(BUILD, "logs")))
+    argv = qemu_argv(a, run, accel(images(a.variant)[0], LOGS))
     print("interactive guest (%s, %s, %d CPUs); 'exit' powers it off" % (argv[2], a.mem, a.cpus))
     return subprocess.run(argv + ["-serial", "mon:stdio", "-serial",
                                   "file:" + os.path.join(run, "ktap.log")]).returncode
@@ -526,7 +533,7 @@ def main(argv):
         if a.cmd == "shell":
             return shell(a)
         if a.cmd == "accel":
-            print(accel(images(a.variant)[0], os.path.join(BUILD, "logs")))
+            print(accel(images(a.variant)[0], LOGS))
             return 0
         if a.cmd == "scan":
             patterns, found = console_patterns(), False

@@ -59,12 +59,12 @@ latest=$(readlink "$AWS_BUILD/results/latest" 2>/dev/null)
 
 # 1. a guest killed mid-run
 echo "== 1: JOBS=2, the $A guest killed" >>"$LOG"
-ktap=$AWS_BUILD/runs/experiment-$A/ktap.log killed=no
+ktap=$AWS_RUNS/experiment-$A/ktap.log killed=no
 rm -f "$ktap"
 run AWS_RUN_ARGS="$SEL,only=$A:$B" JOBS=2 &
 pid=$!
 for _ in $(seq 600); do
-	if grep -qs "experiment: cell $A" "$ktap" && pkill -f "runs/experiment-$A/swap.img"; then
+	if grep -qs "experiment: cell $A" "$ktap" && pkill -f "${AWS_RUNS##*/}/experiment-$A/swap.img"; then
 		killed=yes
 		break
 	fi
@@ -83,7 +83,7 @@ if [ $killed = no ]; then
 	result not-ok shards_merge_into_one_runs_table "not tried"
 	finish
 fi
-if [ $rc != 0 ] && grep -q "^   $A	build/runs/experiment-$A/console.log" "$LOG" &&
+if [ $rc != 0 ] && grep -q "^   $A	build/${AWS_RUNS##*/}/experiment-$A/console.log" "$LOG" &&
 	grep -q "AWS_RUN_RESUME=$ts make run" "$LOG" && [ -f "$out/FAILED" ] &&
 	[ -s "$out/guests/$B/runs.tsv" ] && [ ! -e "$out/guests/$A" ]; then
 	result ok run_with_a_dead_guest_keeps_the_others "exit $rc, $A named, $B kept in build/results/$ts"

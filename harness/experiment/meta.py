@@ -16,12 +16,12 @@ read here, each from where it comes from:
                               guest (boot main or global), its matrix time
     qemu-cmdline              the runner's: the accelerator, the vCPUs,
                               the command line itself
-    images.txt                the kernel variant and the sha256 of the
-                              bzImage and tools image it booted
+    images.txt                the kernel variant and version and the sha256
+                              of the bzImage and tools image it booted
   the plan (plan.py)          guest-mem, global-guest-mem, swap (the
                               guests' swap disks: the plan's, or a cell's)
-  git, dpkg, patches/series,  the commit and its modified tracked files,
-  module/ and include/        linux-source-6.1's version, the patches, a
+  git, dpkg, patches/*/series, the commit and its modified tracked files,
+  module/ and include/        linux-source-<kver>'s version, the patches, a
                               hash of the module's sources
   qemu-system-x86_64, uname   the QEMU version and the host
 
@@ -77,12 +77,12 @@ def out_of(argv, default=""):
     return r.stdout.split("\n")[0] if r.returncode == 0 else default
 
 
-def patches():
-    """The names patches/series lists, in order (harness/lib.sh's
-    patch_series checks the series against patches/ for the build); none,
-    said on stderr, if there is no list."""
+def patches(kver):
+    """The names patches/KVER/series lists, in order (harness/lib.sh's
+    patch_series checks the series against patches/KVER/ for the build);
+    none, said on stderr, if there is no list."""
     try:
-        with open(os.path.join(TOP, "patches", "series")) as f:
+        with open(os.path.join(TOP, "patches", kver, "series")) as f:
             return [ln.strip() for ln in f if ln.strip() and not ln.strip().startswith("#")]
     except OSError as e:
         print("error: meta.py: %s" % e, file=sys.stderr)
@@ -153,9 +153,11 @@ def meta(out, plan, selection, start, jobs, shards):
     def first(k, what):
         return kind[k][0][what] if kind[k] else "none"
 
-    pkg = out_of(["dpkg-query", "-W", "-f=${Version}", "linux-source-6.1"])
+    # folders from before 6.12 was added name no kernel: theirs was 6.1
+    kver = each("kernel") or "6.1"
+    pkg = out_of(["dpkg-query", "-W", "-f=${Version}", "linux-source-" + kver])
     if not pkg:
-        print("error: linux-source-6.1 is not installed (run: make deps)", file=sys.stderr)
+        print("error: linux-source-%s is not installed (run: make deps)" % kver, file=sys.stderr)
     commit, dirty = tree()
     cmd = first("main", "cmdline") if kind["main"] else first("global", "cmdline")
     accel = re.search(r"-accel (\S+)", cmd)
@@ -173,8 +175,8 @@ def meta(out, plan, selection, start, jobs, shards):
         "results_dir": "build/results/" + os.path.basename(os.path.normpath(out)),
         "guest_kernel": info(texts, "uname_r") or "",
         "guest_kernel_build": info(texts, "uname_v") or "",
-        "kernel_package": "linux-source-6.1 " + pkg,
-        "patches": patches(),
+        "kernel_package": "linux-source-%s %s" % (kver, pkg),
+        "patches": patches(kver),
         "git_commit": commit,
         "git_tracked_files_modified": dirty,
         "module_srcversion": info(texts, "module_srcversion") or None,
@@ -196,8 +198,8 @@ def meta(out, plan, selection, start, jobs, shards):
         "global_guest_mem": header["global-guest-mem"] if kind["global"] else "none",
         "qemu_cmdline_global": first("global", "cmdline"),
         "global_guest_matrix_seconds": seconds("global"),
-        "console_logs": "build/runs/experiment-%s/console.log (not kept in results/)" % (
-            names[0] if len(names) == 1 else "{%s}" % ",".join(names)),
+        "console_logs": "build/runs%s/experiment-%s/console.log (not kept in results/)" % (
+            "" if kver == "6.1" else "-" + kver, names[0] if len(names) == 1 else "{%s}" % ",".join(names)),
         "jobs": int(jobs) if jobs else None,
         "guests": len(booted),
         "shards": shards.split() if shards else None,
@@ -214,7 +216,7 @@ def same(dirs):
     as lines (none: they may be merged)."""
     commit, _ = tree()
     here = {"git_commit": commit, "module_source_sha256_16": module_source_hash(),
-            "patches": patches()}
+            "patches": patches(os.environ.get("KVER", "6.1"))}
     ms = []
     for d in dirs:
         try:

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the guest kernel: extract Debian's linux-source-6.1 into build/src,
-# apply the series in patches/, configure from harness/images/kernel.config
-# (plus harness/images/kernel-debug.config for VARIANT=debug) and build bzImage
-# + modules with ccache into build/kernel-<variant>/.
+# Build the guest kernel: extract Debian's linux-source-<kver> (KVER=6.1, the
+# default, or 6.12) into build/src/ (build/src-6.12/), apply the series in
+# patches/<kver>/, configure from harness/images/kernel.config (plus
+# kernel-6.12.config on 6.12, then kernel-debug.config for VARIANT=debug) and
+# build bzImage + modules with ccache into build/kernel-<variant>/
+# (build/kernel-6.12-<variant>/).
 #
 # Rebuilds only what changed (and skips make entirely when the key of the
 # last successful build still matches).  The source tree remembers which series it
@@ -17,7 +19,7 @@
 # (harness/bench-cost.sh): the same tarball and config fragment, without the
 # series (its own extraction in build/src-unpatched/, never patched) and
 # without the CONFIG_ANON_WS_HOOKS line the stock tree does not know, built
-# into build/kernel-unpatched/.
+# into build/kernel-unpatched/ (build/kernel-6.12-unpatched/).
 #
 # usage: harness/images/build-kernel.sh [default|debug|unpatched]
 set -euo pipefail
@@ -27,19 +29,21 @@ set -euo pipefail
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 VARIANT=${1:-default}
+BASE=("$AWS_TOP/harness/images/kernel.config")
+[ "$AWS_KVER" = 6.1 ] || BASE+=("$AWS_TOP/harness/images/kernel-$AWS_KVER.config")
 case $VARIANT in
-default) FRAGS=("$AWS_TOP/harness/images/kernel.config") ;;
-debug) FRAGS=("$AWS_TOP/harness/images/kernel.config" "$AWS_TOP/harness/images/kernel-debug.config") ;;
+default) FRAGS=("${BASE[@]}") ;;
+debug) FRAGS=("${BASE[@]}" "$AWS_TOP/harness/images/kernel-debug.config") ;;
 unpatched)
-	AWS_SRC_PARENT=$AWS_BUILD/src-unpatched
-	AWS_SRC=$AWS_SRC_PARENT/linux-source-6.1
+	AWS_SRC_PARENT=$AWS_BUILD/src-unpatched$AWS_KSFX
+	AWS_SRC=$AWS_SRC_PARENT/linux-source-$AWS_KVER
 	mkdir -p "$AWS_SRC_PARENT"
 	FRAGS=("$AWS_SRC_PARENT/kernel.config")
-	grep -v '^CONFIG_ANON_WS_HOOKS=' "$AWS_TOP/harness/images/kernel.config" >"${FRAGS[0]}"
+	cat "${BASE[@]}" | grep -v '^CONFIG_ANON_WS_HOOKS' >"${FRAGS[0]}"
 	;;
 *) die "unknown kernel variant '$VARIANT' (expected default, debug or unpatched)" ;;
 esac
-OBJ=$AWS_BUILD/kernel-$VARIANT
+OBJ=$(aws_kdir kernel "$VARIANT")
 JOBS=$(nproc)
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # Paths below the checkout are hashed relative to it, so a second clone (or a
@@ -53,7 +57,7 @@ command -v ccache >/dev/null || die "ccache missing (run: make deps)"
 pkgver=$(kernel_pkg_version)
 SERIES=()
 if [ "$VARIANT" != unpatched ]; then
-	list=$(patch_series) || die "the patch series is not in order (patches/series)"
+	list=$(patch_series) || die "the patch series is not in order (patches/$AWS_KVER/series)"
 	mapfile -t SERIES <<<"$list"
 fi
 series_key=$( { echo "$pkgver"; for p in "${SERIES[@]}"; do basename "$p"; cat "$p"; done; } |
@@ -64,7 +68,7 @@ extract_source() {
 	rm -rf "$AWS_SRC" "$AWS_SRC_PARENT/applied"
 	mkdir -p "$AWS_SRC_PARENT/applied"
 	tar -C "$AWS_SRC_PARENT" -xf "$AWS_TARBALL"
-	[ -f "$AWS_SRC/Makefile" ] || die "tarball did not contain linux-source-6.1/"
+	[ -f "$AWS_SRC/Makefile" ] || die "tarball did not contain linux-source-$AWS_KVER/"
 	echo "$pkgver" >"$AWS_SRC/.aws-pkgver"
 	echo none >"$AWS_SRC/.aws-series"
 	stage_done
@@ -144,18 +148,18 @@ if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.aws-config-key" 2>/dev/null)" != "
 	[ $missing = 0 ] || die "kernel config fragment did not apply (see above)"
 	# On what changes mm behaviour, the guest kernel is Debian's.
 	python3 "$AWS_TOP/harness/images/check-debian-config.py" "$VARIANT" "$OBJ/.config" ||
-		die "the guest kernel config differs from Debian 6.1's (harness/images/debian-config.list)"
+		die "the guest kernel config differs from Debian $AWS_KVER's (harness/images/debian-config*.list)"
 	echo "$config_key" >"$OBJ/.aws-config-key"
 	stage_done
 fi
 
 # Nothing changed since the last successful build: do not even walk the tree.
 if [ -f "$OBJ/arch/x86/boot/bzImage" ] && [ "$(cat "$OBJ/.aws-built-key" 2>/dev/null)" = "$config_key" ]; then
-	echo "   kernel: $VARIANT up to date (key $config_key)"
+	echo "   kernel: $AWS_KVER $VARIANT up to date (key $config_key)"
 	exit 0
 fi
 rm -f "$OBJ/.aws-built-key"
-stage "kernel: build $VARIANT (make -j$JOBS bzImage modules, log: build/logs/kernel-$VARIANT.log)"
+stage "kernel: build $AWS_KVER $VARIANT (make -j$JOBS bzImage modules, log: ${AWS_LOGS#"$AWS_TOP"/}/kernel-$VARIANT.log)"
 make -C "$AWS_SRC" O="$OBJ" CC="$KCC" -j"$JOBS" bzImage modules >"$AWS_LOGS/kernel-$VARIANT.log" 2>&1 &
 pid=$!
 progress "$AWS_LOGS/kernel-$VARIANT.log" $pid "kernel build"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build anon_workingset.ko and the harness smoke module against
-# build/kernel-<variant>.  Sources are mirrored into build/module-<variant>/
+# build/kernel-<variant> (build/kernel-6.12-<variant> with KVER=6.12).
+# Sources are mirrored into build/module-<variant>/ (module-6.12-<variant>/)
 # (module/, include/, smoke/) so that kbuild's outputs never land in the
 # source tree; cp -p keeps timestamps, so kbuild recompiles only what changed.
 set -euo pipefail
@@ -12,9 +13,9 @@ set -euo pipefail
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 VARIANT=${1:-default}
-OBJ=$AWS_BUILD/kernel-$VARIANT
-OUT=$AWS_BUILD/module-$VARIANT
-[ -f "$OBJ/Module.symvers" ] || die "$OBJ is not built (run: make kernel VARIANT=$VARIANT)"
+OBJ=$(aws_kdir kernel "$VARIANT")
+OUT=$(aws_kdir module "$VARIANT")
+[ -f "$OBJ/Module.symvers" ] || die "$OBJ is not built (run: make kernel KVER=$AWS_KVER VARIANT=$VARIANT)"
 
 # Nothing to do when the sources and the kernel build are those of the
 # last successful build (kbuild itself takes about 3 s to find that out).
@@ -23,11 +24,11 @@ key=$(cat "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$AWS_TOP"/module/po
 	sha256sum | cut -c1-16)
 if [ "$(cat "$OUT/.aws-key" 2>/dev/null)" = "$key" ] &&
 	[ -f "$OUT/module/anon_workingset.ko" ] && [ -f "$OUT/smoke/aws_smoke.ko" ]; then
-	echo "   module: $VARIANT up to date (key $key)"
+	echo "   module: $AWS_KVER $VARIANT up to date (key $key)"
 	exit 0
 fi
 rm -f "$OUT/.aws-key"
-stage "module: build anon_workingset.ko + aws_smoke.ko ($VARIANT)"
+stage "module: build anon_workingset.ko + aws_smoke.ko ($AWS_KVER $VARIANT)"
 rm -rf "$OUT/module/policies"
 mkdir -p "$OUT/module/policies" "$OUT/include" "$OUT/smoke"
 cp -p "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$OUT/module/"

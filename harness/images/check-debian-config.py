@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Check the guest kernel's config against Debian 6.1's amd64 config.
+"""Check the guest kernel's config against Debian's amd64 config of its kernel.
 
-Every option named in harness/images/debian-config.list must have Debian's value
+KVER (6.1 by default, or 6.12) picks Debian's config
+(/usr/src/linux-config-<kver>/) and the lists: harness/images/debian-config.list,
+then debian-config-<kver>.list if there is one, whose lines replace the
+first list's for the same option.
+Every option named in the lists must have Debian's value
 in the built .config, unless the list says why it differs (for every
 variant, or for one).  Prints one line per difference, a summary, and
 exits 1 if any difference is not written down, or if a written-down one
@@ -15,8 +19,11 @@ import os
 import re
 import sys
 
-LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "debian-config.list")
-DEBIAN = "/usr/src/linux-config-6.1/config.amd64_none_amd64.xz"
+HERE = os.path.dirname(os.path.abspath(__file__))
+KVER = os.environ.get("KVER", "6.1")
+LISTS = [os.path.join(HERE, "debian-config.list")] + [
+    p for p in [os.path.join(HERE, "debian-config-%s.list" % KVER)] if os.path.exists(p)]
+DEBIAN = "/usr/src/linux-config-%s/config.amd64_none_amd64.xz" % KVER
 
 
 def parse_config(text):
@@ -42,7 +49,7 @@ def parse_list(text):
             continue
         m = re.match(r"^(CONFIG_\w+)(?:\s+differs(?:\((\w+)\))?:\s*(\S.*))?$", line)
         if not m:
-            raise ValueError(f"{LIST}:{n}: cannot parse: {line}")
+            raise ValueError(f"line {n}: cannot parse: {line}")
         reasons = {}
         if m.group(3):
             reasons[m.group(2) or "*"] = m.group(3)
@@ -73,15 +80,19 @@ def main(argv):
     variant, built_path = argv[1], argv[2]
     debian_path = argv[3] if len(argv) == 4 else DEBIAN
     if not os.path.exists(debian_path):
-        print(f"error: {debian_path} missing (Debian's linux-config-6.1; run: make deps)",
+        print(f"error: {debian_path} missing (Debian's linux-config-{KVER}; run: make deps)",
               file=sys.stderr)
         return 2
     with open(built_path) as f:
         built = parse_config(f.read())
     with lzma.open(debian_path, "rt") as f:
         debian = parse_config(f.read())
-    with open(LIST) as f:
-        entries = parse_list(f.read())
+    merged = {}
+    for path in LISTS:
+        with open(path) as f:
+            for opt, reasons in parse_list(f.read()):
+                merged[opt] = reasons
+    entries = list(merged.items())
     problems, notes = check(variant, built, debian, entries)
     for n in notes:
         print(f"  differs, with its reason: {n}")

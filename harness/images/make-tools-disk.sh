@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Pack what the guest runs -- harness/guest/ scripts, the manifest, the static
-# workloads, the modules, the built kernel's version string, and the 6.1
-# tree's mm selftests when harness/images/build-selftests.sh has built them
+# workloads, the modules, the built kernel's version string, and the
+# kernel tree's mm selftests when harness/images/build-selftests.sh has built them
 # (make stress does; make test never needs them) -- into
-# build/tools-<variant>.img (ext4 via mkfs.ext4 -d, ~1 s), so that a change to
+# build/tools-<variant>.img (tools-6.12-<variant>.img with KVER=6.12; ext4
+# via mkfs.ext4 -d, ~1 s), so that a change to
 # any of them reaches the guest without touching the rootfs.  The image is
 # made again only when what it holds changed (a hash of its files, in
 # build/tools-<variant>.img.content): mkfs gives every image a new UUID,
@@ -15,9 +16,9 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 VARIANT=${1:-default}
-STAGE=$AWS_BUILD/tools-$VARIANT
-IMG=$AWS_BUILD/tools-$VARIANT.img
-MOD=$AWS_BUILD/module-$VARIANT
+STAGE=$(aws_kdir tools "$VARIANT")
+IMG=$STAGE.img
+MOD=$(aws_kdir module "$VARIANT")
 for f in "$MOD/module/anon_workingset.ko" "$MOD/smoke/aws_smoke.ko" "$AWS_BUILD/userspace/aws-thrash"; do
 	[ -f "$f" ] || die "$f missing (run: make module userspace)"
 done
@@ -30,15 +31,15 @@ cp -a "$AWS_TOP/harness/boot/manifest" "$STAGE/manifest"
 # The bzImage's version string (its setup header points at it: a 16-bit
 # offset at 0x20e, from 0x200), which the harness suite compares with the
 # running kernel's uname.
-BZ=$AWS_BUILD/kernel-$VARIANT/arch/x86/boot/bzImage
+BZ=$(aws_kdir kernel "$VARIANT")/arch/x86/boot/bzImage
 off=$(od -An -tu2 -j $((0x20e)) -N2 "$BZ" | tr -d ' ')
 dd if="$BZ" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n' | head -n 1 \
 	>"$STAGE/kernel-version"
 cp -a "$AWS_BUILD"/userspace/aws-* "$AWS_TOP/userspace/workloads/selftest.sh" "$STAGE/bin/"
 cp -a "$MOD/module/anon_workingset.ko" "$MOD/smoke/aws_smoke.ko" "$STAGE/module/"
 # only a complete build (its key is written last)
-if [ -f "$AWS_BUILD/selftests/.aws-key" ]; then
-	cp -a "$AWS_BUILD/selftests/bin" "$STAGE/selftests"
+if [ -f "$AWS_BUILD/selftests$AWS_KSFX/.aws-key" ]; then
+	cp -a "$AWS_BUILD/selftests$AWS_KSFX/bin" "$STAGE/selftests"
 fi
 # Build beside the image and rename over it: a guest still running from the
 # old image keeps its inode instead of seeing its disk rewritten.

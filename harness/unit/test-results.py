@@ -520,7 +520,7 @@ def check_meta(d):
     assert (m["jobs"], m["guests"], m["shards"]) == (2, 3, None), m
     assert m["console_logs"] == \
         "build/runs/experiment-{thrash-seed,loop,protect-global}/console.log (not kept in results/)", m
-    assert m["patches"] and all(os.path.isfile(os.path.join(top, "patches", p)) for p in m["patches"]), m
+    assert m["patches"] and all(os.path.isfile(os.path.join(top, "patches", "6.1", p)) for p in m["patches"]), m
     assert re.match(r"^[0-9a-f]{40}$", m["git_commit"]) and isinstance(m["git_tracked_files_modified"], int)
     assert m["kernel_package"].startswith("linux-source-6.1 "), m
     # a main-only run says the global guest did not boot
