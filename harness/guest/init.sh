@@ -57,6 +57,19 @@ if ! mkswap -q -U clear /dev/vdc >/dev/null 2>&1 || ! swapon /dev/vdc; then
 	echo "# aws-guest: FATAL: cannot enable swap on /dev/vdc" | tee /dev/ttyS1
 fi
 
+# Debian's 6.12 boots with MGLRU on (CONFIG_LRU_GEN_ENABLED=y; 6.1 does
+# not): every job starts on the classic LRU, which the hooks act on and
+# which the mglru policy leaves on its own.  The boot value is kept for
+# the jobs that report it (AWS_LRU_GEN_BOOT).
+AWS_LRU_GEN_BOOT=none
+if [ -r /sys/kernel/mm/lru_gen/enabled ]; then
+	read -r AWS_LRU_GEN_BOOT </sys/kernel/mm/lru_gen/enabled
+	if [ "$AWS_LRU_GEN_BOOT" != 0x0000 ] && ! echo n >/sys/kernel/mm/lru_gen/enabled; then
+		echo "# aws-guest: FATAL: cannot turn MGLRU off" | tee /dev/ttyS1
+	fi
+fi
+export AWS_LRU_GEN_BOOT
+
 bash "$AWS_TOOLS/guest/jobs/$JOB.sh" 2>&1 | tee /dev/ttyS1
 # The host fails a run whose job script did not exit 0 (or never
 # reported how it exited).

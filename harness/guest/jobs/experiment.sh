@@ -360,7 +360,7 @@ done
 	echo "page_cluster $(cat /proc/sys/vm/page-cluster)"
 	echo "swappiness $(cat /proc/sys/vm/swappiness)"
 	echo "thp $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
-	echo "lru_gen_boot $(cat $LRU_GEN 2>/dev/null)"
+	echo "lru_gen_boot $AWS_LRU_GEN_BOOT"
 	echo "module_sha256 $(sha256sum <"$AWS_MOD" | cut -d' ' -f1)"
 	echo "module_srcversion $(modinfo -F srcversion "$AWS_MOD" 2>/dev/null)"
 	echo "module_vermagic $(modinfo -F vermagic "$AWS_MOD" 2>/dev/null)"

@@ -38,10 +38,13 @@ echo +memory >$CG/cgroup.subtree_control
 # shm_write NAME: write a FILE_MB file in cgroup NAME limited to LIMIT, so
 # that most of it goes to swap; the cgroup stays (limit lifted) so that its
 # memory.stat keeps counting the file's refaults.
+# shm_fill FILE: FILE_MB of bytes that are not zero.  6.12 swaps a page of
+# zeros out as a bit (swpout_zero) and back in as a cleared page
+# (swpin_zero), with no I/O counted in pswpout and pswpin.
+shm_fill() { head -c $((FILE_MB << 20)) /dev/zero | tr '\0' a >"$1"; }
 shm_write() {
 	mkdir -p "$CG/$1" && echo "$LIMIT" >"$CG/$1/memory.max"
-	(echo $BASHPID >"$CG/$1/cgroup.procs" &&
-		exec dd if=/dev/zero of="$SHM/$1" bs=1M count=$FILE_MB status=none)
+	(echo $BASHPID >"$CG/$1/cgroup.procs" && shm_fill "$SHM/$1")
 	echo max >"$CG/$1/memory.max"
 }
 # shm_readback NAME: read the file back; prints "refaults swapins" of it.
@@ -132,8 +135,7 @@ shm_drop unload
 insmod "$AWS_MOD" policy=detect
 mkdir -p $CG/stale && echo "$LIMIT" >$CG/stale/memory.max
 echo +memory >$CG/stale/cgroup.subtree_control && mkdir -p $CG/stale/child
-(echo $BASHPID >$CG/stale/child/cgroup.procs &&
-	exec dd if=/dev/zero of="$SHM/stale" bs=1M count=$FILE_MB status=none)
+(echo $BASHPID >$CG/stale/child/cgroup.procs && shm_fill "$SHM/stale")
 rmdir $CG/stale/child $CG/stale
 # The memcg id goes when the cgroup's offline work has run, after a grace
 # period: a read-back at once judged 3 pages by the still-live id once.
