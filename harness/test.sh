@@ -227,7 +227,7 @@ else
 	stage_done
 
 	# make run's own guests, after the lanes (two of them boot at once)
-	stage "make run: a guest killed mid-run, the run resumed, a run over its limit, two shards merged (build/logs/shards.log)"
+	stage "make run: a guest killed mid-run, the run resumed, a run over its limit, two shards merged (${AWS_LOGS#"$AWS_TOP"/}/shards.log)"
 	bash "$AWS_TOP/harness/experiment/check-shards.sh" "$VARIANT" >"$AWS_LOGS/shards.ktap"
 	host_ktap shards "$AWS_LOGS/shards.ktap"
 	stage_done
@@ -236,7 +236,7 @@ fi
 stage "unit tests (run beside the guests): policy core, simulator and workloads self-tests, console scanner, style checker, result count, runner, plans, docs' paths, results analysis"
 wait $unit_pid
 unit_out=$(awk -f "$AWS_TOP/harness/boot/ktap-count.awk" -v docs=$((3 + ${#UNIT_TESTS[@]})) \
-	-v skips="$AWS_TOP/harness/boot/expected-skips" -v variant="$VARIANT" "$AWS_LOGS/unit.ktap")
+	-v skips="$AWS_TOP/harness/boot/expected-skips" -v variant="$VARIANT$AWS_KSFX" "$AWS_LOGS/unit.ktap")
 read -r up uf us < <(tail -n 1 <<<"$unit_out")
 [ "$(cat "$AWS_LOGS/unit.rc" 2>/dev/null)" = 0 ] || [ "$uf" != 0 ] || uf=1
 stage_done "$up passed, $uf failed"
@@ -276,7 +276,7 @@ else
 fi
 printf '%s\n' "KTAP version 1" "1..$host_n" "${HOST_LINES[@]}" >"$HOST_KTAP"
 hout=$(awk -f "$AWS_TOP/harness/boot/ktap-count.awk" -v docs=1 \
-	-v skips="$AWS_TOP/harness/boot/expected-skips" -v variant="$VARIANT" "$HOST_KTAP")
+	-v skips="$AWS_TOP/harness/boot/expected-skips" -v variant="$VARIANT$AWS_KSFX" "$HOST_KTAP")
 read -r hp hf hs < <(tail -n 1 <<<"$hout")
 grep '^not ok' "$HOST_KTAP" | sed 's/^/   host: /'
 grep '^problem: ' <<<"$hout" | sed 's/^/   host: /'

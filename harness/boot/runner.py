@@ -389,8 +389,9 @@ def judge(v, run, qemu_status, patterns, manifest=MANIFEST):
         if m:
             v.job_status = int(m.group(1))
     if v.suites:
+        # the skips file names a kernel variant with its kernel: debug-6.12
         v.passed, v.failed, v.skipped, v.count_problems = count(run, v.suites, manifest,
-                                                                v.variant)
+                                                                v.variant + KSFX)
         v.not_ok = [ln.strip() for ln in ktap if ln.lstrip().startswith("not ok")]
     console = shown(os.path.join(run, "console.log"))
     if v.problems:

@@ -39,8 +39,15 @@
 # workingset_activate_anon (0-1,473) vary more than any policy gap on this
 # run, so they are only reported; detect and upstream differ from stock by
 # less than the tolerance, and filerule.sh and the sibling case below tell
-# them apart.
-declare -A TOL=([pswpin]=3040 [workingset_refault_anon]=3040)
+# them apart.  On 6.12 the same plan (results/20261205T173826Z, its 60
+# nomod, stock and upstream runs): pswpin 37,120-40,452,
+# workingset_refault_anon 37,116-40,460, still bimodal (most near 38,500,
+# stock's two highest near 40,000); twice those ranges, still far inside
+# the 38,000-page gap to baseline's and protect's refaults.
+case $(uname -r) in
+6.1.*) declare -A TOL=([pswpin]=3040 [workingset_refault_anon]=3040) ;;
+*) declare -A TOL=([pswpin]=6664 [workingset_refault_anon]=6688) ;;
+esac
 LIMIT=35M
 # Seed proportions scaled to a 35M cgroup, with the hot sets resized so
 # that protect thrashes hot-2 on 6.1 (make run's thrash-detect cell at half
@@ -107,9 +114,23 @@ expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
 # (36,968-38,545 swap-ins, 4-229 major faults).  So a detect that acted
 # like protect fails these in about 17 boots of 20; the exact checks that
 # it detects at all are the refault and activation counts above.
+# On 6.12 this cell does not tell them apart: in the same plan there
+# (results/20261205T173826Z) protect kept hot-2 in most runs, as every
+# policy did (hot-2 major faults, median: protect 196, detect 197, nomod
+# 196; swap-ins 38.5k for all five), so the two cases are listed skips
+# there (harness/boot/expected-skips) until a cell that separates them on
+# 6.12 is found.
 diag "protect this boot: pswpin $P_pswpin, hot2_majfaults $P_hot2"
-expect detect_swaps_in_less_than_protect pswpin "$D_pswpin" -lt $(((38518 + 39683) / 2))
-expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $(((230 + 370) / 2))
+case $(uname -r) in
+6.1.*)
+	expect detect_swaps_in_less_than_protect pswpin "$D_pswpin" -lt $(((38518 + 39683) / 2))
+	expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $(((230 + 370) / 2))
+	;;
+*)
+	skip detect_swaps_in_less_than_protect "protect keeps hot-2 in this cell on $(uname -r)"
+	skip detect_keeps_hot2 "protect keeps hot-2 in this cell on $(uname -r)"
+	;;
+esac
 # The first swapping run after boot can differ from the rest by a few
 # percent (fresh swap device, boot-time state being trimmed), so the exact
 # comparisons (nomod, stock, upstream) come after protect and detect, whose
