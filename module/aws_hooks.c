@@ -64,6 +64,18 @@ static struct aws_run *aws_folio_run(struct folio *folio)
 	return aws_run_of(folio_memcg_rcu(folio), NULL);
 }
 
+/* The same for an lruvec's memcg, with its ratio setting if @ratio. */
+static struct aws_run *aws_lruvec_run(struct lruvec *lruvec,
+				      unsigned int *ratio)
+{
+	if (likely(!atomic_read(&aws_cg_entries))) {
+		if (ratio)
+			*ratio = READ_ONCE(aws_ratio);
+		return &aws_runs[READ_ONCE(aws_global)];
+	}
+	return aws_run_of(lruvec_memcg(lruvec), ratio);
+}
+
 static bool aws_switching(void)
 {
 	/* Pairs with aws_switch_begin(): the policy was read first. */
@@ -418,14 +430,8 @@ static unsigned long aws_anon_inactive_ratio(struct lruvec *lruvec,
 {
 	struct aws_lru_sizes sizes = { 0 };
 	unsigned int param;
-	struct aws_run *r;
+	struct aws_run *r = aws_lruvec_run(lruvec, &param);
 
-	if (likely(!atomic_read(&aws_cg_entries))) {
-		r = &aws_runs[READ_ONCE(aws_global)];
-		param = READ_ONCE(aws_ratio);
-	} else {
-		r = aws_run_of(lruvec_memcg(lruvec), &param);
-	}
 	if (r->stock)
 		return ratio;
 	if (r->policy->inactive_ratio && param == AWS_RATIO_AUTO)
@@ -443,12 +449,8 @@ static bool __maybe_unused aws_anon_list_sizes(struct lruvec *lruvec,
 					       unsigned long *inactive,
 					       unsigned long *active)
 {
-	struct aws_run *r;
+	struct aws_run *r = aws_lruvec_run(lruvec, NULL);
 
-	if (likely(!atomic_read(&aws_cg_entries)))
-		r = &aws_runs[READ_ONCE(aws_global)];
-	else
-		r = aws_run_of(lruvec_memcg(lruvec), NULL);
 	if (r->stock)
 		return false;
 	*inactive = aws_lru_pages(lruvec, LRU_INACTIVE_ANON);
@@ -460,13 +462,8 @@ static bool __maybe_unused aws_anon_list_sizes(struct lruvec *lruvec,
 static unsigned long aws_file_workingset(struct lruvec *eviction_lruvec,
 					 unsigned long size)
 {
-	const struct aws_policy *p;
+	const struct aws_policy *p = aws_lruvec_run(eviction_lruvec, NULL)->policy;
 	struct aws_lru_sizes sizes;
-
-	if (likely(!atomic_read(&aws_cg_entries)))
-		p = aws_runs[READ_ONCE(aws_global)].policy;
-	else
-		p = aws_run_of(lruvec_memcg(eviction_lruvec), NULL)->policy;
 
 	if (!p->file_workingset)
 		return size;
