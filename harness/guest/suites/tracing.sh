@@ -21,20 +21,15 @@
 # ends.  A ring buffer that overran or dropped events fails the run (its
 # counts would not add up).
 . "$AWS_TOOLS/guest/lib.sh"
+. "$AWS_TOOLS/guest/lib-trace.sh"
 
-T=/sys/kernel/tracing
 LIMIT=35M
 # policies.sh's thrash run, 1 round: about 54k events, 22k evictions, 7.6k
 # refaults and 1.4k activations (1,365 and 1,420 in two runs).  At half
 # these sizes activations went from 464 in one run to 4 in the next: hot-2
 # no longer reliably refaults within the workingset.
 THRASH=(aws-thrash --cold 64M --hot1 20M --cold-slice 24M --hot2 6M --rounds 1)
-# Per-CPU ring buffer: a run's events take about 4 MB, all of it possibly
-# on one CPU.
-BUF_KB=${AWS_TRACE_BUF_KB:-24576}	# AWS_ENV=AWS_TRACE_BUF_KB=64: overflow, must fail
-DAT=/tmp/aws-trace.dat
 
-[ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
 check tracefs_available test -w $T/tracing_on -a -r $T/per_cpu/cpu0/stats
 buf0=$(cat $T/buffer_size_kb 2>/dev/null)
 
@@ -45,85 +40,6 @@ want+=" anon_workingset:aws_place anon_workingset:aws_refault anon_workingset:aw
 got=$(trace-cmd list -e 'anon_workingset:' 2>&1 | grep '^anon_workingset:' | sort | xargs)
 expect trace_cmd_lists_events events "$got" = "$want"
 
-# snap ARRAY: /proc/anon_workingset into the associative array ARRAY
-# (builtins only: no process starts, no page is faulted in).
-snap() {
-	local -n _s=$1
-	local k v
-	while read -r k v; do _s["$k"]=$v; done </proc/anon_workingset
-}
-# delta KEY: the counter's change over the window (B before, A after).
-delta() { echo $((A[$1] - B[$1])); }
-# anon_age ARRAY: the root anon clocks of every node, summed.
-anon_age() {
-	local -n _a=$1
-	local k v s=0
-	for k in "${!_a[@]}"; do
-		[[ $k = node*_anon_age ]] || continue
-		v=${_a[$k]}
-		s=$((s + v))
-	done
-	echo $s
-}
-# lost: events the ring buffer overwrote or dropped since it was cleared.
-lost() { awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }' $T/per_cpu/cpu*/stats; }
-# summary: trace-cmd report of $DAT as "key value" lines (pages summed,
-# per event and field); verdict_bad counts refaults whose activate is not
-# detect's rule on their distance and workingset_size.
-summary() {
-	trace-cmd report -i $DAT 2>/dev/null | awk '
-	{
-		ev = ""
-		for (i = 1; i <= NF; i++)
-			if ($i ~ /^aws_[a-z]+:$/) { ev = substr($i, 1, length($i) - 1); break }
-		if (ev == "") { if (/EVENTS DROPPED|LOST/) c["report_lost"]++; next }
-		delete f
-		for (j = i + 1; j <= NF; j++) {
-			n = index($j, "=")
-			if (n) f[substr($j, 1, n - 1)] = substr($j, n + 1)
-		}
-		c["events"]++
-		c[ev]++
-		if (ev == "aws_place")
-			c["place_" (f["active"] + 0 ? "active" : "inactive")] += f["nr_pages"]
-		else if (ev == "aws_evict")
-			c["evict_" (f["shadow"] + 0 ? "shadow" : "noshadow")] += f["nr_pages"]
-		else if (ev == "aws_refault") {
-			c["refault"] += f["nr_pages"]
-			c["refault_activate"] += f["activate"] * f["nr_pages"]
-			c["refault_restore"] += f["restore"] * f["nr_pages"]
-			if (f["activate"] + 0 != (f["distance"] + 0 <= f["workingset_size"] + 0))
-				c["verdict_bad"]++
-			if (f["activate"] + 0) c["verdict_in"]++; else c["verdict_out"]++
-		} else if (ev == "aws_age")
-			c["age_aged"] += f["aged"] * f["nr_pages"]
-		else if (ev == "aws_switch") {
-			c["swept"] += f["swept"]
-			c["switch_" f["scope"] "_" f["policy"]]++
-		}
-	}
-	END { for (k in c) print k, c[k] }'
-}
-# record_window CMD...: run CMD with the events on, into $DAT; counters
-# before and after in B and A, trace figures in E, lost events in LOST.
-declare -A B A E
-record_window() {
-	B=() A=() E=()
-	trace-cmd reset >/dev/null 2>&1
-	trace-cmd start -b "$BUF_KB" -e anon_workingset >/dev/null 2>&1 || return 1
-	echo 0 >$T/tracing_on
-	: >$T/trace	# empties every CPU buffer, zeroes its overrun count
-	snap B
-	echo 1 >$T/tracing_on
-	"$@"
-	echo 0 >$T/tracing_on
-	snap A
-	LOST=$(lost)
-	rm -f $DAT
-	trace-cmd extract -o $DAT >/dev/null 2>&1 || return 1
-	while read -r k v; do E[$k]=$v; done < <(summary)
-	rm -f $DAT
-}
 # On 6.12 detect activates few of the thrash's refaults, and in some
 # boots none (0 and 296 in two make test runs, against 1,463 on 6.1), and
 # verdicts_follow_distance needs both verdicts: random writes over twice
