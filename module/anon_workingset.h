@@ -10,7 +10,7 @@
  * aws_hooks.c implements the hook table by asking the running policy (one
  * file each in policies/, interface in include/aws_policy.h), and
  * aws_stats.c counts what the hooks do and shows it in
- * /proc/anon_workingset.
+ * /proc/anon_workingset; on 6.12, aws_bpf.c lets BPF programs be policies.
  */
 #ifndef _ANON_WORKINGSET_H
 #define _ANON_WORKINGSET_H
@@ -24,14 +24,33 @@
 struct lruvec;
 struct mem_cgroup;
 
+/* aws_bpf.c: BPF policies run in slots after the registry's policies. */
+#ifdef AWS_BPF_POLICIES
+#define AWS_BPF_SLOTS	4
+int aws_bpf_init(void);
+#else
+#define AWS_BPF_SLOTS	0
+static inline int aws_bpf_init(void)
+{
+	return 0;
+}
+#endif
+
 /* aws_main.c */
-/* A policy of the registry and its private state, for hooks. */
+/*
+ * A policy that can run and its private state, for hooks: the registry's
+ * policies (aws_runs[i] runs aws_policies[i]), then AWS_BPF_SLOTS slots
+ * that a BPF policy fills while it is attached.
+ */
 struct aws_run {
 	const struct aws_policy *policy;
 	void *state;		/* state_size bytes per memcg id and node */
 	atomic_long_t *clock;	/* AWS_CLOCK_ANON: per memcg id and node */
 	bool stock;		/* the policy declines every decision */
+	bool live;		/* may be selected (a BPF slot: attached) */
 };
+
+#define AWS_NR_RUNS	(aws_nr_policies + AWS_BPF_SLOTS)
 
 /*
  * The tag in a module shadow's top bits (include/aws_core.h): the
@@ -46,16 +65,20 @@ struct aws_run {
 extern struct aws_run *aws_runs;
 extern struct aws_shadow_layout aws_layout;
 void aws_state_claim(struct mem_cgroup *memcg);
+void aws_state_reset(struct aws_run *r, void *state);
 
 /* aws_switch.c */
 #define AWS_NO_POLICY	UINT_MAX
 extern unsigned int aws_global;
+extern unsigned int aws_global_prev;
 extern unsigned int aws_ratio;
 extern bool aws_live;
 extern bool aws_exiting;
 extern bool aws_sweeping;
 extern unsigned int aws_epoch;
 unsigned int aws_policy_index(const struct aws_policy *p);
+unsigned int aws_run_find(const char *buf, size_t len);
+const char *aws_run_name(unsigned int i);
 void aws_switch_begin(void);
 unsigned long aws_switch_end(void);
 void aws_switch_global(unsigned int policy);
@@ -65,6 +88,7 @@ extern atomic_t aws_cg_entries;	/* cgroups with a setting of their own */
 int aws_cgroup_init(void);
 void aws_cgroup_exit(void);
 void aws_cgroup_clear(void);
+void aws_cgroup_forget(unsigned int policy);
 void aws_cgroup_lookup(struct mem_cgroup *memcg, unsigned int *policy,
 		       unsigned int *ratio);
 

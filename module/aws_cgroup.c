@@ -80,12 +80,15 @@
 
 /*
  * An entry packs the two settings of a cgroup: bits 0-7 the policy (0 =
- * default, i + 1 = aws_policies[i]), bits 8-19 the ratio (0 = default,
- * r + 1 = ratio value r, AWS_RATIO_AUTO included).
+ * default, i + 1 = aws_runs[i]), bits 8-19 the ratio (0 = default, r + 1
+ * = ratio value r, AWS_RATIO_AUTO included), and bits 20-27 the policy
+ * the cgroup had before its last policy write, which it gets back when a
+ * BPF policy it runs goes away (aws_cgroup_forget()).
  */
 #define AWS_CG_POLICY_MASK	0xffUL
 #define AWS_CG_RATIO_SHIFT	8
 #define AWS_CG_RATIO_MASK	0xfffUL
+#define AWS_CG_PREV_SHIFT	20
 
 static DEFINE_XARRAY(aws_cg_table);
 /* Entries in the table: lookups are skipped while there are none. */
@@ -143,11 +146,17 @@ static void aws_cg_collect(struct work_struct *work)
 
 static DECLARE_WORK(aws_cg_collect_work, aws_cg_collect);
 
-/* Store @v for cgroup @id (0: remove), parameter lock held. */
+/*
+ * Store @v for cgroup @id, parameter lock held.  An entry with neither a
+ * policy nor a ratio of its own is removed, whatever it remembers.
+ */
 static int aws_cg_set(u64 id, unsigned long v)
 {
 	bool had = aws_cg_get(id);
 	int ret = 0;
+
+	if (!(v & ((1UL << AWS_CG_PREV_SHIFT) - 1)))
+		v = 0;
 
 	if (v)
 		ret = xa_err(xa_store(&aws_cg_table, id, xa_mk_value(v),
@@ -179,11 +188,14 @@ static int aws_cg_policy_show(struct seq_file *m, void *v)
 	unsigned long own;
 	unsigned int i;
 
+	kernel_param_lock(THIS_MODULE);
 	own = aws_cg_get(cgroup_id(seq_css(m)->cgroup)) & AWS_CG_POLICY_MASK;
 	seq_puts(m, own ? "default" : "[default]");
-	for (i = 0; i < aws_nr_policies; i++)
-		seq_printf(m, own == i + 1 ? " [%s]" : " %s",
-			   aws_policies[i]->name);
+	for (i = 0; i < AWS_NR_RUNS; i++)
+		if (aws_run_name(i))
+			seq_printf(m, own == i + 1 ? " [%s]" : " %s",
+				   aws_run_name(i));
+	kernel_param_unlock(THIS_MODULE);
 	seq_putc(m, '\n');
 	return 0;
 }
@@ -226,31 +238,36 @@ static int aws_cg_lock_live(struct kernfs_open_file *of)
 static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 				   size_t nbytes, loff_t off)
 {
-	const struct aws_policy *p = NULL;
-	unsigned long old, new, swept, idx = 0;
+	unsigned long old, new, swept, idx = 0, run;
 	u64 id = aws_of_id(of);
 	int ret = 0;
 
 	if (!aws_cg_may_write(of))
 		return -EPERM;
-	if (!aws_word(buf, nbytes, "default")) {
-		p = aws_policy_find(buf, nbytes);
-		if (!p)
-			return -EINVAL;
-		idx = aws_policy_index(p) + 1;
-	}
 	ret = aws_cg_lock_live(of);
 	if (ret)
 		return ret;
+	/* BPF policies come and go under the lock */
+	if (!aws_word(buf, nbytes, "default")) {
+		run = aws_run_find(buf, nbytes);
+		if (run == AWS_NO_POLICY) {
+			kernel_param_unlock(THIS_MODULE);
+			return -EINVAL;
+		}
+		idx = run + 1;
+	}
 	old = aws_cg_get(id);
 	new = (old & ~AWS_CG_POLICY_MASK) | idx;
 	if (new != old) {
+		new &= (1UL << AWS_CG_PREV_SHIFT) - 1;
+		new |= (old & AWS_CG_POLICY_MASK) << AWS_CG_PREV_SHIFT;
 		aws_switch_begin();
 		ret = aws_cg_set(id, new);
 		swept = aws_switch_end();
 		if (!ret) {
 			atomic_long_inc(&aws_switches);
-			trace_aws_switch("cgroup", id, p ? p->name : "default",
+			trace_aws_switch("cgroup", id,
+					 idx ? aws_run_name(idx - 1) : "default",
 					 swept);
 		}
 	}
@@ -291,7 +308,7 @@ static ssize_t aws_cg_ratio_write(struct kernfs_open_file *of, char *buf,
 	if (ret)
 		return ret;
 	old = aws_cg_get(id);
-	ret = aws_cg_set(id, (old & AWS_CG_POLICY_MASK) |
+	ret = aws_cg_set(id, (old & ~(AWS_CG_RATIO_MASK << AWS_CG_RATIO_SHIFT)) |
 			 r << AWS_CG_RATIO_SHIFT);
 	kernel_param_unlock(THIS_MODULE);
 	return ret ?: nbytes;
@@ -326,6 +343,31 @@ void aws_cgroup_exit(void)
 	if (!mem_cgroup_disabled())
 		cgroup_rm_cftypes(aws_cg_files);
 	cancel_work_sync(&aws_cg_collect_work);
+}
+
+/*
+ * Run @policy (a BPF policy going away) nowhere: every cgroup that names
+ * it gets back the policy it had before, or default if that is @policy
+ * too or gone; a previous policy that names it is forgotten.  Inside a
+ * switch, parameter lock held.
+ */
+void aws_cgroup_forget(unsigned int policy)
+{
+	unsigned long id, v, own, prev;
+	void *entry;
+
+	xa_for_each(&aws_cg_table, id, entry) {
+		v = xa_to_value(entry);
+		own = v & AWS_CG_POLICY_MASK;
+		prev = v >> AWS_CG_PREV_SHIFT & AWS_CG_POLICY_MASK;
+		if (prev == policy + 1 || (prev && !aws_run_name(prev - 1)))
+			prev = 0;
+		if (own == policy + 1)
+			own = prev;
+		v = (v & ((1UL << AWS_CG_PREV_SHIFT) - 1) & ~AWS_CG_POLICY_MASK) |
+		    own | prev << AWS_CG_PREV_SHIFT;
+		aws_cg_set(id, v);
+	}
 }
 
 /* Forget every setting: inside a switch, parameter lock held. */

@@ -275,9 +275,10 @@ static bool aws_swapin(struct folio *folio, void *shadow)
 	}
 	if (!shadow)
 		return true;
-	if (!stamper || stamper > aws_nr_policies)
+	if (!stamper || stamper > AWS_NR_RUNS)
 		return false;
-	if (epoch != READ_ONCE(aws_epoch)) {
+	if (epoch != READ_ONCE(aws_epoch) ||
+	    !READ_ONCE(aws_runs[stamper - 1].live)) {
 		/* A switch swept its epoch: the protocol failed. */
 		aws_count(AWS_REFAULTS_OLD_EPOCH, nr);
 		return true;

@@ -38,7 +38,10 @@
 #define CREATE_TRACE_POINTS
 #include "aws_trace.h"
 
-/* One per registry entry (aws_policies[i]), for the life of the module. */
+/*
+ * One per registry entry (aws_policies[i]) and BPF slot, for the life of
+ * the module.
+ */
 struct aws_run *aws_runs;
 struct aws_shadow_layout aws_layout;
 /* The cgroup id whose memcg id owns each slot of the private state. */
@@ -51,7 +54,7 @@ static int aws_runs_alloc(void)
 	const struct aws_policy *p;
 	unsigned int i;
 
-	aws_runs = kcalloc(aws_nr_policies, sizeof(*aws_runs), GFP_KERNEL);
+	aws_runs = kcalloc(AWS_NR_RUNS, sizeof(*aws_runs), GFP_KERNEL);
 	if (!aws_runs)
 		return -ENOMEM;
 	aws_state_owner = vzalloc(array_size(AWS_MEMCG_ID_MAX + 1,
@@ -62,6 +65,7 @@ static int aws_runs_alloc(void)
 		p = aws_policies[i];
 		aws_runs[i].policy = p;
 		aws_runs[i].stock = aws_policy_is_stock(p);
+		aws_runs[i].live = true;
 		if (!p->state_size)
 			continue;
 		aws_runs[i].state = vzalloc(array_size(slots, p->state_size));
@@ -83,6 +87,14 @@ static void aws_runs_free(void)
 	aws_runs = NULL;
 	vfree(aws_state_owner);
 	aws_state_owner = NULL;
+}
+
+/* Give one slot @state of @r's private state its initial value. */
+void aws_state_reset(struct aws_run *r, void *state)
+{
+	memset(state, 0, r->policy->state_size);
+	if (r->policy->state_init)
+		r->policy->state_init(state);
 }
 
 /*
@@ -110,18 +122,16 @@ void aws_state_claim(struct mem_cgroup *memcg)
 		return;		/* another CPU claims it */
 	if (!seen)
 		return;		/* first use since load: state is fresh */
-	for (i = 0; i < aws_nr_policies; i++) {
-		const struct aws_policy *p = aws_runs[i].policy;
+	for (i = 0; i < AWS_NR_RUNS; i++) {
+		/* a BPF slot's state goes away after a grace period */
+		void *state = READ_ONCE(aws_runs[i].state);
 
-		if (!aws_runs[i].state)
+		if (!state || !READ_ONCE(aws_runs[i].live))
 			continue;
 		for (nid = 0; nid < nr_node_ids; nid++) {
 			j = (size_t)id * nr_node_ids + nid;
-			memset(aws_runs[i].state + j * p->state_size, 0,
-			       p->state_size);
-			if (p->state_init)
-				p->state_init(aws_runs[i].state +
-					      j * p->state_size);
+			aws_state_reset(&aws_runs[i], state +
+					j * aws_runs[i].policy->state_size);
 		}
 	}
 	aws_count(AWS_STATE_RESETS, 1);
@@ -133,7 +143,7 @@ static int __init aws_layout_setup(void)
 	int ret;
 
 	BUILD_BUG_ON(AWS_TAG_BITS > BITS_PER_LONG);
-	if (aws_nr_policies >= 1U << AWS_TAG_POLICY_BITS)
+	if (AWS_NR_RUNS >= 1U << AWS_TAG_POLICY_BITS)
 		return -EINVAL;
 	ret = aws_layout_init(&aws_layout, BITS_PER_XA_VALUE, NODES_SHIFT,
 			      MEM_CGROUP_ID_SHIFT, 0) ?:
@@ -214,8 +224,11 @@ static int __init aws_init(void)
 	aws_live = true;
 	kernel_param_unlock(THIS_MODULE);
 	ret = aws_cgroup_init();
-	if (ret) {
+	if (ret)
 		pr_err("anon_workingset: cannot add the memory cgroup files\n");
+	else
+		ret = aws_bpf_init();
+	if (ret) {
 		aws_cgroup_exit();
 		aws_exit_policies();
 		goto out_stats;

@@ -29,10 +29,9 @@ static int aws_policy_set(const char *val, const struct kernel_param *kp)
 	const struct aws_policy *new;
 	unsigned int idx;
 
-	new = aws_policy_find(val, strnlen(val, PAGE_SIZE));
-	if (!new)
+	idx = aws_run_find(val, strnlen(val, PAGE_SIZE));
+	if (idx == AWS_NO_POLICY)
 		return -EINVAL;
-	idx = aws_policy_index(new);
 	if (aws_exiting)
 		return -EBUSY;	/* rmmod has begun; the hooks are still live */
 	if (!aws_live) {
@@ -43,6 +42,7 @@ static int aws_policy_set(const char *val, const struct kernel_param *kp)
 	if (idx == aws_global)
 		return 0;
 	aws_switch_global(idx);
+	new = aws_runs[idx].policy;
 	atomic_long_inc(&aws_switches);
 	pr_info("anon_workingset: policy %s (%s), %ld shadows dropped\n",
 		new->name, new->description, atomic_long_read(&aws_last_sweep));
@@ -57,9 +57,11 @@ static int aws_policy_get(char *buffer, const struct kernel_param *kp)
 
 	if (cur == AWS_NO_POLICY)
 		cur = aws_policy_index(aws_policy_default);
-	for (i = 0; i < aws_nr_policies; i++)
-		len += sysfs_emit_at(buffer, len, i == cur ? "%s[%s]" : "%s%s",
-				     i ? " " : "", aws_policies[i]->name);
+	for (i = 0; i < AWS_NR_RUNS; i++)
+		if (aws_run_name(i))
+			len += sysfs_emit_at(buffer, len,
+					     i == cur ? "%s[%s]" : "%s%s",
+					     i ? " " : "", aws_run_name(i));
 	len += sysfs_emit_at(buffer, len, "\n");
 	return len;
 }

@@ -17,6 +17,8 @@
  */
 #include <linux/capability.h>
 #include <linux/memcontrol.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/proc_fs.h>
@@ -101,9 +103,10 @@ static int aws_show(struct seq_file *m, void *v)
 	int nid, i, log;
 
 	seq_puts(m, "version 1\n");
+	/* BPF policies and their clocks come and go under the lock */
+	kernel_param_lock(THIS_MODULE);
 	global = READ_ONCE(aws_global);
-	seq_printf(m, "policy %s\n", global < aws_nr_policies ?
-		   aws_policies[global]->name : "none");
+	seq_printf(m, "policy %s\n", aws_run_name(global) ?: "none");
 	if (READ_ONCE(aws_ratio) == AWS_RATIO_AUTO)
 		seq_puts(m, "ratio auto\n");
 	else
@@ -116,16 +119,17 @@ static int aws_show(struct seq_file *m, void *v)
 		struct lruvec *lruvec = mem_cgroup_lruvec(NULL, NODE_DATA(nid));
 
 		seq_printf(m, "node%d_anon_age %lu\n", nid,
-			   global < aws_nr_policies ?
+			   aws_run_name(global) ?
 			   aws_anon_age(&aws_runs[global], nid) : 0);
-		for (i = 0; i < aws_nr_policies; i++)
-			if (aws_runs[i].clock)
+		for (i = 0; i < AWS_NR_RUNS; i++)
+			if (aws_run_name(i) && aws_runs[i].clock)
 				seq_printf(m, "node%d_anon_age_%s %lu\n", nid,
-					   aws_policies[i]->name,
+					   aws_run_name(i),
 					   aws_anon_age(&aws_runs[i], nid));
 		seq_printf(m, "node%d_file_age %ld\n", nid,
 			   atomic_long_read(&lruvec->nonresident_age));
 	}
+	kernel_param_unlock(THIS_MODULE);
 	aws_read(&sum);
 	for (i = 0; i < AWS_NR_COUNTERS; i++)
 		seq_printf(m, "%s %lu\n", aws_counter_names[i], sum.count[i]);

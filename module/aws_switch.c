@@ -46,6 +46,11 @@
  * AWS_NO_POLICY until insmod's arguments or init set it.
  */
 unsigned int aws_global = AWS_NO_POLICY;
+/*
+ * The global policy before the last global switch: a BPF policy that goes
+ * away hands its users back to it (aws_bpf.c).
+ */
+unsigned int aws_global_prev = AWS_NO_POLICY;
 unsigned int aws_ratio = AWS_RATIO_AUTO;
 /* Registered and past init: policy writes switch clocks (param lock). */
 bool aws_live;
@@ -63,6 +68,36 @@ unsigned int aws_policy_index(const struct aws_policy *p)
 	for (i = 0; i < aws_nr_policies && aws_policies[i] != p; i++)
 		;
 	return i;
+}
+
+/*
+ * The run of the policy named by a sysfs write of @len bytes (one trailing
+ * newline allowed), a registry policy or an attached BPF one; AWS_NO_POLICY
+ * for none.  Parameter lock held: BPF policies come and go under it.
+ */
+unsigned int aws_run_find(const char *buf, size_t len)
+{
+	const struct aws_policy *p = aws_policy_find(buf, len);
+	unsigned int i;
+
+	if (p)
+		return aws_policy_index(p);
+	len = aws_strip_newline(buf, len);
+	for (i = aws_nr_policies; aws_runs && i < AWS_NR_RUNS; i++)
+		if (aws_runs[i].live &&
+		    aws_word_eq(buf, len, aws_runs[i].policy->name))
+			return i;
+	return AWS_NO_POLICY;
+}
+
+/* The name of run @i, or NULL for a free BPF slot (parameter lock held). */
+const char *aws_run_name(unsigned int i)
+{
+	if (i < aws_nr_policies)
+		return aws_policies[i]->name;
+	if (!aws_runs || i >= AWS_NR_RUNS || !aws_runs[i].live)
+		return NULL;
+	return aws_runs[i].policy->name;
 }
 
 static unsigned long aws_sweep_shadows(void)
@@ -104,7 +139,8 @@ void aws_switch_global(unsigned int policy)
 	unsigned long swept;
 
 	aws_switch_begin();
+	aws_global_prev = aws_global;
 	WRITE_ONCE(aws_global, policy);
 	swept = aws_switch_end();
-	trace_aws_switch("global", 0, aws_policies[policy]->name, swept);
+	trace_aws_switch("global", 0, aws_runs[policy].policy->name, swept);
 }

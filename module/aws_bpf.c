@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aws_bpf.c - anon LRU policies written in BPF (6.12)
+ *
+ * The module registers a BPF struct_ops type, struct aws_bpf_ops, whose
+ * members are the decisions of struct aws_policy (include/aws_policy.h)
+ * with the same meaning: a BPF program that fills some of them is a
+ * policy.  A loader attaches it with a BPF link (libbpf's
+ * bpf_map__attach_struct_ops(), SEC(".struct_ops.link")); from then on its
+ * name is listed and selected like a built-in policy's, in the `policy`
+ * parameter and in memory.anon_ws_policy.  The framework does for it all
+ * it does for a C policy: clocks, shadows, sweeps, counters, the private
+ * state.  When the link goes away -- the loader detaches it, exits or is
+ * killed -- every user of the policy gets back the policy it ran before
+ * (the global setting and each cgroup's, aws_cgroup_forget()), in one
+ * policy switch with its sweep, and only then is the slot freed.
+ *
+ * What a program may do is what a C policy may do, and the verifier checks
+ * it before the program can run: read its arguments, write only a
+ * refault's workingset_size and quiet and its own state, never sleep.
+ * The private state is struct aws_bpf_state, AWS_BPF_STATE_WORDS words
+ * per (memcg, node), bounded by the verifier like any struct.  A policy
+ * that needs more keeps it in a BPF map.
+ *
+ * A BPF policy runs in one of AWS_BPF_SLOTS run slots after the registry's
+ * policies (aws_runs[], anon_workingset.h).  The slot's struct aws_policy
+ * points at per-slot thunks that call the attached program, so the hooks
+ * (aws_hooks.c) do not know whether a policy is C or BPF.  Attach and
+ * detach run under the module's parameter lock, which orders them
+ * against policy writes, load and unload; while a policy is attached its
+ * map holds a reference on the module, so rmmod waits for the detach.
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_verifier.h>
+#include <linux/btf.h>
+#include <linux/btf_ids.h>
+#include <linux/ctype.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/vmalloc.h>
+
+#include "anon_workingset.h"
+#include "aws_trace.h"
+
+#define AWS_BPF_STATE_WORDS	8
+#define AWS_BPF_DESCRIPTION_MAX	64
+
+/* A BPF policy's private state, per (memcg, node). */
+struct aws_bpf_state {
+	u64 words[AWS_BPF_STATE_WORDS];
+};
+
+/*
+ * The struct_ops type.  Every function member may be left out (declines,
+ * as NULL does in C); state is NULL for a policy without state and for a
+ * folio no memcg is charged for.  clock is an enum aws_clock, state_size
+ * 0 (no state) or up to sizeof(struct aws_bpf_state) (the whole block is
+ * given), name at most AWS_POLICY_NAME_MAX of [a-z0-9_].
+ */
+struct aws_bpf_ops {
+	enum aws_decision (*new_anon)(const struct aws_folio *f,
+				      struct aws_bpf_state *state);
+	enum aws_decision (*swapin)(const struct aws_folio *f,
+				    struct aws_bpf_state *state);
+	enum aws_decision (*swapin_mapped)(const struct aws_folio *f,
+					   struct aws_bpf_state *state);
+	enum aws_decision (*evict)(const struct aws_folio *f,
+				   struct aws_bpf_state *state);
+	enum aws_decision (*refault)(struct aws_refault *r,
+				     struct aws_bpf_state *state);
+	enum aws_decision (*age)(const struct aws_folio *f,
+				 struct aws_bpf_state *state);
+	enum aws_decision (*first_reference)(const struct aws_folio *f,
+					     struct aws_bpf_state *state);
+	enum aws_decision (*keep_active)(const struct aws_folio *f,
+					 struct aws_bpf_state *state);
+	unsigned long (*inactive_ratio)(const struct aws_lru_sizes *s,
+					unsigned long stock_ratio,
+					struct aws_bpf_state *state);
+	unsigned long (*file_workingset)(const struct aws_lru_sizes *s,
+					 unsigned long stock_size);
+	void (*state_init)(struct aws_bpf_state *state);
+	u32 clock;
+	u32 state_size;
+	char name[AWS_POLICY_NAME_MAX + 1];
+	char description[AWS_BPF_DESCRIPTION_MAX];
+};
+
+/* A run slot: the attached program's ops and the policy that calls them. */
+struct aws_bpf_slot {
+	struct aws_bpf_ops *ops;
+	struct aws_policy policy;
+	char name[AWS_POLICY_NAME_MAX + 1];
+	char description[AWS_BPF_DESCRIPTION_MAX];
+};
+
+static struct aws_bpf_slot aws_bpf_slots[AWS_BPF_SLOTS];
+
+/* The thunks of each slot's policy (aws_bpf_thunks.h) */
+#define AWS_BPF_SLOT 0
+#include "aws_bpf_thunks.h"
+#undef AWS_BPF_SLOT
+#define AWS_BPF_SLOT 1
+#include "aws_bpf_thunks.h"
+#undef AWS_BPF_SLOT
+#define AWS_BPF_SLOT 2
+#include "aws_bpf_thunks.h"
+#undef AWS_BPF_SLOT
+#define AWS_BPF_SLOT 3
+#include "aws_bpf_thunks.h"
+#undef AWS_BPF_SLOT
+
+static const struct aws_policy *const aws_bpf_thunks[AWS_BPF_SLOTS] = {
+	&aws_bpf_thunks_0, &aws_bpf_thunks_1, &aws_bpf_thunks_2,
+	&aws_bpf_thunks_3,
+};
+
+/*
+ * The cfi stubs: one function per member with the member's prototype,
+ * never called.  The verifier learns from them which argument may be NULL
+ * (the __nullable suffix), and the trampoline its CFI type.
+ */
+static enum aws_decision aws_bpf_stub_folio(const struct aws_folio *f,
+					    struct aws_bpf_state *state__nullable)
+{
+	return AWS_NO;
+}
+
+static enum aws_decision aws_bpf_stub_refault(struct aws_refault *r,
+					      struct aws_bpf_state *state__nullable)
+{
+	return AWS_NO;
+}
+
+static unsigned long aws_bpf_stub_inactive_ratio(const struct aws_lru_sizes *s,
+						 unsigned long stock_ratio,
+						 struct aws_bpf_state *state__nullable)
+{
+	return stock_ratio;
+}
+
+static unsigned long aws_bpf_stub_file_workingset(const struct aws_lru_sizes *s,
+						  unsigned long stock_size)
+{
+	return stock_size;
+}
+
+static void aws_bpf_stub_state_init(struct aws_bpf_state *state)
+{
+}
+
+static struct aws_bpf_ops aws_bpf_cfi_stubs = {
+	.new_anon = aws_bpf_stub_folio,
+	.swapin = aws_bpf_stub_folio,
+	.swapin_mapped = aws_bpf_stub_folio,
+	.evict = aws_bpf_stub_folio,
+	.refault = aws_bpf_stub_refault,
+	.age = aws_bpf_stub_folio,
+	.first_reference = aws_bpf_stub_folio,
+	.keep_active = aws_bpf_stub_folio,
+	.inactive_ratio = aws_bpf_stub_inactive_ratio,
+	.file_workingset = aws_bpf_stub_file_workingset,
+	.state_init = aws_bpf_stub_state_init,
+};
+
+/* The two structs programs may write into, by BTF type. */
+BTF_ID_LIST(aws_bpf_btf_ids)
+BTF_ID(struct, aws_bpf_state)
+BTF_ID(struct, aws_refault)
+
+static const struct btf_type *aws_bpf_state_type, *aws_bpf_refault_type;
+
+static int aws_bpf_btf_init(struct btf *btf)
+{
+	aws_bpf_state_type = btf_type_by_id(btf, aws_bpf_btf_ids[0]);
+	aws_bpf_refault_type = btf_type_by_id(btf, aws_bpf_btf_ids[1]);
+	if (!aws_bpf_state_type || !aws_bpf_refault_type ||
+	    aws_bpf_state_type->size != sizeof(struct aws_bpf_state) ||
+	    aws_bpf_refault_type->size != sizeof(struct aws_refault)) {
+		pr_err("anon_workingset: the module's BTF does not describe aws_bpf_state and aws_refault\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool aws_bpf_is_valid_access(int off, int size,
+				    enum bpf_access_type type,
+				    const struct bpf_prog *prog,
+				    struct bpf_insn_access_aux *info)
+{
+	return bpf_tracing_btf_ctx_access(off, size, type, prog, info);
+}
+
+static bool aws_bpf_within(int off, int size, size_t start, size_t end)
+{
+	return off >= 0 && off >= start && off + size <= end;
+}
+
+/* Every write through a pointer argument asks here. */
+static int aws_bpf_btf_struct_access(struct bpf_verifier_log *log,
+				     const struct bpf_reg_state *reg,
+				     int off, int size)
+{
+	const struct btf_type *t = btf_type_by_id(reg->btf, reg->btf_id);
+
+	if (t == aws_bpf_state_type) {
+		if (aws_bpf_within(off, size, 0, sizeof(struct aws_bpf_state)))
+			return SCALAR_VALUE;
+		bpf_log(log,
+			"anon_workingset: write beyond aws_bpf_state.words (off %d size %d, %zu bytes)\n",
+			off, size, sizeof(struct aws_bpf_state));
+		return -EACCES;
+	}
+	if (t == aws_bpf_refault_type &&
+	    (aws_bpf_within(off, size,
+			    offsetof(struct aws_refault, workingset_size),
+			    offsetofend(struct aws_refault, workingset_size)) ||
+	     aws_bpf_within(off, size, offsetof(struct aws_refault, quiet),
+			    offsetofend(struct aws_refault, quiet))))
+		return SCALAR_VALUE;
+	bpf_log(log,
+		"anon_workingset: only aws_refault.workingset_size, .quiet and aws_bpf_state.words are writable (off %d size %d)\n",
+		off, size);
+	return -EACCES;
+}
+
+static const struct bpf_verifier_ops aws_bpf_verifier_ops = {
+	.get_func_proto = bpf_base_func_proto,
+	.is_valid_access = aws_bpf_is_valid_access,
+	.btf_struct_access = aws_bpf_btf_struct_access,
+};
+
+/* Decisions run in atomic context: a sleepable program cannot be one. */
+static int aws_bpf_check_member(const struct btf_type *t,
+				const struct btf_member *member,
+				const struct bpf_prog *prog)
+{
+	if (prog->sleepable) {
+		pr_warn("anon_workingset: BPF policy decisions run in atomic context; sleepable programs are refused\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* @s is a NUL-terminated string of at most @size - 1 printable chars. */
+static bool aws_bpf_string_ok(const char *s, size_t size, bool name)
+{
+	size_t len = strnlen(s, size), i;
+
+	if (len == size || (name && !len))
+		return false;
+	for (i = 0; i < len; i++)
+		if (name ? !(islower(s[i]) || isdigit(s[i]) || s[i] == '_') :
+			   !isprint(s[i]))
+			return false;
+	return true;
+}
+
+/* The data members: checked and copied here, function members by the core. */
+static int aws_bpf_init_member(const struct btf_type *t,
+			       const struct btf_member *member,
+			       void *kdata, const void *udata)
+{
+	const struct aws_bpf_ops *u = udata;
+	struct aws_bpf_ops *k = kdata;
+
+	switch (__btf_member_bit_offset(t, member) / 8) {
+	case offsetof(struct aws_bpf_ops, clock):
+		if (u->clock > AWS_CLOCK_SHARED) {
+			pr_warn("anon_workingset: BPF policy %.*s: clock %u is none of AWS_CLOCK_NONE, _ANON, _SHARED\n",
+				AWS_POLICY_NAME_MAX, u->name, u->clock);
+			return -EINVAL;
+		}
+		k->clock = u->clock;
+		return 1;
+	case offsetof(struct aws_bpf_ops, state_size):
+		if (u->state_size > sizeof(struct aws_bpf_state)) {
+			pr_warn("anon_workingset: BPF policy %.*s: state_size %u, at most %zu\n",
+				AWS_POLICY_NAME_MAX, u->name, u->state_size,
+				sizeof(struct aws_bpf_state));
+			return -E2BIG;
+		}
+		k->state_size = u->state_size;
+		return 1;
+	case offsetof(struct aws_bpf_ops, name):
+		if (!aws_bpf_string_ok(u->name, sizeof(u->name), true)) {
+			pr_warn("anon_workingset: a BPF policy's name must be 1 to %d of [a-z0-9_]\n",
+				AWS_POLICY_NAME_MAX);
+			return -EINVAL;
+		}
+		memcpy(k->name, u->name, sizeof(k->name));
+		return 1;
+	case offsetof(struct aws_bpf_ops, description):
+		if (!aws_bpf_string_ok(u->description, sizeof(u->description),
+				       false)) {
+			pr_warn("anon_workingset: BPF policy %s: the description must be one line of printable characters, at most %d\n",
+				k->name, AWS_BPF_DESCRIPTION_MAX - 1);
+			return -EINVAL;
+		}
+		memcpy(k->description, u->description, sizeof(k->description));
+		return 1;
+	}
+	return 0;
+}
+
+/* What include/aws_policy.h asks of every policy. */
+static int aws_bpf_validate(void *kdata)
+{
+	const struct aws_bpf_ops *ops = kdata;
+
+	if (!ops->new_anon && !ops->swapin && !ops->swapin_mapped &&
+	    !ops->evict && !ops->refault && !ops->age &&
+	    !ops->first_reference && !ops->keep_active &&
+	    !ops->inactive_ratio && !ops->file_workingset) {
+		pr_warn("anon_workingset: BPF policy %s takes no decision (that is stock)\n",
+			ops->name);
+		return -EINVAL;
+	}
+	if (ops->evict && ops->clock != AWS_CLOCK_NONE && !ops->refault) {
+		pr_warn("anon_workingset: BPF policy %s stamps shadows (evict, a clock) but judges no refault\n",
+			ops->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct aws_run *aws_bpf_run(unsigned int n)
+{
+	return &aws_runs[aws_nr_policies + n];
+}
+
+/* Fill slot @n's policy from @ops: its name, and thunks for its members. */
+static void aws_bpf_fill(unsigned int n, struct aws_bpf_ops *ops)
+{
+	struct aws_bpf_slot *slot = &aws_bpf_slots[n];
+	const struct aws_policy *th = aws_bpf_thunks[n];
+	struct aws_policy *p = &slot->policy;
+
+	slot->ops = ops;
+	memcpy(slot->name, ops->name, sizeof(slot->name));
+	memcpy(slot->description, ops->description, sizeof(slot->description));
+	*p = (struct aws_policy) {
+		.name = slot->name,
+		.description = slot->description[0] ? slot->description :
+			       "a BPF policy",
+		.clock = ops->clock,
+		.state_size = ops->state_size ? sizeof(struct aws_bpf_state) : 0,
+		.state_init = ops->state_init ? th->state_init : NULL,
+		.new_anon = ops->new_anon ? th->new_anon : NULL,
+		.swapin = ops->swapin ? th->swapin : NULL,
+		.swapin_mapped = ops->swapin_mapped ? th->swapin_mapped : NULL,
+		.evict = ops->evict ? th->evict : NULL,
+		.refault = ops->refault ? th->refault : NULL,
+		.age = ops->age ? th->age : NULL,
+		.first_reference = ops->first_reference ?
+				   th->first_reference : NULL,
+		.keep_active = ops->keep_active ? th->keep_active : NULL,
+		.inactive_ratio = ops->inactive_ratio ?
+				  th->inactive_ratio : NULL,
+		.file_workingset = ops->file_workingset ?
+				   th->file_workingset : NULL,
+	};
+}
+
+/* Allocate slot @n's state and clock for its policy. */
+static int aws_bpf_alloc(unsigned int n)
+{
+	struct aws_run *r = aws_bpf_run(n);
+	const struct aws_policy *p = &aws_bpf_slots[n].policy;
+	size_t slots = (size_t)(AWS_MEMCG_ID_MAX + 1) * nr_node_ids, j;
+
+	r->policy = p;
+	r->stock = false;
+	r->state = NULL;
+	r->clock = NULL;
+	if (p->state_size) {
+		r->state = vzalloc(array_size(slots, p->state_size));
+		if (!r->state)
+			return -ENOMEM;
+		for (j = 0; p->state_init && j < slots; j++)
+			p->state_init(r->state + j * p->state_size);
+	}
+	if (aws_clock_init(r, 1)) {
+		vfree(r->state);
+		r->state = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A link is created: list the policy (it runs only once selected).  Only
+ * link mode: a legacy struct_ops map would stay attached after its loader
+ * died.
+ */
+static int aws_bpf_reg(void *kdata, struct bpf_link *link)
+{
+	struct aws_bpf_ops *ops = kdata;
+	unsigned int n, free = AWS_BPF_SLOTS;
+	int ret = 0;
+
+	if (!link) {
+		pr_warn("anon_workingset: BPF policy %s: attach it with a link (SEC(\".struct_ops.link\"))\n",
+			ops->name);
+		return -EOPNOTSUPP;
+	}
+	kernel_param_lock(THIS_MODULE);
+	if (aws_exiting || !aws_live) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (aws_word_eq(ops->name, strlen(ops->name), "default") ||
+	    aws_run_find(ops->name, strlen(ops->name)) != AWS_NO_POLICY) {
+		pr_warn("anon_workingset: BPF policy %s: a policy of that name is running\n",
+			ops->name);
+		ret = -EEXIST;
+		goto out;
+	}
+	for (n = 0; n < AWS_BPF_SLOTS && free == AWS_BPF_SLOTS; n++)
+		if (!aws_bpf_run(n)->live)
+			free = n;
+	if (free == AWS_BPF_SLOTS) {
+		pr_warn("anon_workingset: BPF policy %s: all %d BPF policy slots are taken\n",
+			ops->name, AWS_BPF_SLOTS);
+		ret = -ENOSPC;
+		goto out;
+	}
+	aws_bpf_fill(free, ops);
+	ret = aws_bpf_alloc(free);
+	if (ret)
+		goto out;
+	/* Pairs with the lookups: who sees it live sees it filled. */
+	smp_wmb();
+	WRITE_ONCE(aws_bpf_run(free)->live, true);
+	pr_info("anon_workingset: BPF policy %s attached (%s)\n", ops->name,
+		aws_bpf_slots[free].policy.description);
+out:
+	kernel_param_unlock(THIS_MODULE);
+	return ret;
+}
+
+/*
+ * The link is gone: hand every user of the policy back to the policy it
+ * ran before, in one switch (aws_switch.c), then free the slot once no
+ * hook can reach it.  Process context, may sleep, cannot fail.
+ */
+static void aws_bpf_unreg(void *kdata, struct bpf_link *link)
+{
+	unsigned int n, idx, prev;
+	unsigned long swept;
+	struct aws_run *r;
+	void *state;
+	atomic_long_t *clock;
+
+	kernel_param_lock(THIS_MODULE);
+	for (n = 0; n < AWS_BPF_SLOTS; n++)
+		if (aws_bpf_run(n)->live && aws_bpf_slots[n].ops == kdata)
+			break;
+	if (n == AWS_BPF_SLOTS) {
+		kernel_param_unlock(THIS_MODULE);
+		return;
+	}
+	r = aws_bpf_run(n);
+	idx = aws_nr_policies + n;
+	aws_switch_begin();
+	WRITE_ONCE(r->live, false);
+	if (aws_global == idx) {
+		prev = aws_global_prev;
+		if (prev == idx || !aws_run_name(prev))
+			prev = aws_policy_index(aws_policy_default);
+		WRITE_ONCE(aws_global, prev);
+	}
+	if (aws_global_prev == idx)
+		aws_global_prev = AWS_NO_POLICY;
+	aws_cgroup_forget(idx);
+	swept = aws_switch_end();
+	atomic_long_inc(&aws_switches);
+	trace_aws_switch("detach", 0, r->policy->name, swept);
+	state = r->state;
+	clock = r->clock;
+	WRITE_ONCE(r->state, NULL);
+	WRITE_ONCE(r->clock, NULL);
+	/* aws_state_claim() may still hold the pointers */
+	aws_synchronize();
+	vfree(state);
+	vfree(clock);
+	pr_info("anon_workingset: BPF policy %s detached, global policy %s, %lu shadows dropped\n",
+		aws_bpf_slots[n].name, aws_run_name(aws_global), swept);
+	kernel_param_unlock(THIS_MODULE);
+}
+
+static struct bpf_struct_ops aws_bpf_struct_ops = {
+	.verifier_ops = &aws_bpf_verifier_ops,
+	.init = aws_bpf_btf_init,
+	.check_member = aws_bpf_check_member,
+	.init_member = aws_bpf_init_member,
+	.validate = aws_bpf_validate,
+	.reg = aws_bpf_reg,
+	.unreg = aws_bpf_unreg,
+	.cfi_stubs = &aws_bpf_cfi_stubs,
+	.owner = THIS_MODULE,
+	.name = "aws_bpf_ops",
+};
+
+/* At load, after everything else: the type cannot be unregistered. */
+int aws_bpf_init(void)
+{
+	unsigned int n;
+	int ret;
+
+	BUILD_BUG_ON(ARRAY_SIZE(aws_bpf_thunks) != AWS_BPF_SLOTS);
+	for (n = 0; n < AWS_BPF_SLOTS; n++)
+		aws_bpf_run(n)->policy = &aws_bpf_slots[n].policy;
+	ret = register_bpf_struct_ops(&aws_bpf_struct_ops, aws_bpf_ops);
+	if (ret)
+		pr_err("anon_workingset: cannot register the BPF policy type aws_bpf_ops (%d)\n",
+		       ret);
+	return ret;
+}

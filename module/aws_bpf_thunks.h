@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aws_bpf_thunks.h - the functions a BPF run slot's policy calls
+ *
+ * aws_bpf.c includes this once per slot, with AWS_BPF_SLOT defined as the
+ * slot's number (hence no include guard): each expansion defines, for that
+ * slot, one function per decision of struct aws_policy that calls the
+ * same member of the BPF program attached to the slot, and the table
+ * aws_bpf_thunks_<slot> of them.  A slot's policy points only at those of
+ * members the program fills (aws_bpf_fill()).
+ */
+#define AWS_BPF_NAME2(name, slot)	aws_bpf_##name##_##slot
+#define AWS_BPF_NAME1(name, slot)	AWS_BPF_NAME2(name, slot)
+#define AWS_BPF_THUNK(name)		AWS_BPF_NAME1(name, AWS_BPF_SLOT)
+#define AWS_BPF_OPS			(aws_bpf_slots[AWS_BPF_SLOT].ops)
+
+static enum aws_decision AWS_BPF_THUNK(new_anon)(const struct aws_folio *f,
+						 void *state)
+{
+	return AWS_BPF_OPS->new_anon(f, state);
+}
+
+static enum aws_decision AWS_BPF_THUNK(swapin)(const struct aws_folio *f,
+					       void *state)
+{
+	return AWS_BPF_OPS->swapin(f, state);
+}
+
+static enum aws_decision AWS_BPF_THUNK(swapin_mapped)(const struct aws_folio *f,
+						      void *state)
+{
+	return AWS_BPF_OPS->swapin_mapped(f, state);
+}
+
+static enum aws_decision AWS_BPF_THUNK(evict)(const struct aws_folio *f,
+					      void *state)
+{
+	return AWS_BPF_OPS->evict(f, state);
+}
+
+static enum aws_decision AWS_BPF_THUNK(refault)(struct aws_refault *r,
+						void *state)
+{
+	return AWS_BPF_OPS->refault(r, state);
+}
+
+static enum aws_decision AWS_BPF_THUNK(age)(const struct aws_folio *f,
+					    void *state)
+{
+	return AWS_BPF_OPS->age(f, state);
+}
+
+static enum aws_decision AWS_BPF_THUNK(first_reference)(const struct aws_folio *f,
+							void *state)
+{
+	return AWS_BPF_OPS->first_reference(f, state);
+}
+
+static enum aws_decision AWS_BPF_THUNK(keep_active)(const struct aws_folio *f,
+						    void *state)
+{
+	return AWS_BPF_OPS->keep_active(f, state);
+}
+
+static unsigned long AWS_BPF_THUNK(inactive_ratio)(const struct aws_lru_sizes *s,
+						   unsigned long stock_ratio,
+						   void *state)
+{
+	return AWS_BPF_OPS->inactive_ratio(s, stock_ratio, state);
+}
+
+static unsigned long AWS_BPF_THUNK(file_workingset)(const struct aws_lru_sizes *s,
+						    unsigned long stock_size)
+{
+	return AWS_BPF_OPS->file_workingset(s, stock_size);
+}
+
+static void AWS_BPF_THUNK(state_init)(void *state)
+{
+	AWS_BPF_OPS->state_init(state);
+}
+
+static const struct aws_policy AWS_BPF_THUNK(thunks) = {
+	.state_init = AWS_BPF_THUNK(state_init),
+	.new_anon = AWS_BPF_THUNK(new_anon),
+	.swapin = AWS_BPF_THUNK(swapin),
+	.swapin_mapped = AWS_BPF_THUNK(swapin_mapped),
+	.evict = AWS_BPF_THUNK(evict),
+	.refault = AWS_BPF_THUNK(refault),
+	.age = AWS_BPF_THUNK(age),
+	.first_reference = AWS_BPF_THUNK(first_reference),
+	.keep_active = AWS_BPF_THUNK(keep_active),
+	.inactive_ratio = AWS_BPF_THUNK(inactive_ratio),
+	.file_workingset = AWS_BPF_THUNK(file_workingset),
+};
+
+#undef AWS_BPF_OPS
+#undef AWS_BPF_THUNK
+#undef AWS_BPF_NAME1
+#undef AWS_BPF_NAME2
