@@ -17,6 +17,7 @@
 #                    tree's own mm selftests under every policy
 #   make bench-cost  cost of the hooks under -icount: unpatched vs patched, policies vs stock
 #   make shell       interactive guest on the serial console (MEM=, CPUS=)
+#   make bpf         (KVER=6.12) libbpf, bpftool, the BPF policies and their loader
 #   make check-style checkpatch --strict, sparse, ShellCheck;  make check-hooks-off
 #   VARIANT=debug    any of the above on the debug kernel (KASAN, lockdep, ...)
 #   KVER=6.12        any of the above on Debian's 6.12 (patches/6.12/) instead of 6.1
@@ -35,10 +36,15 @@ DEPS := linux-source-$(KVER) linux-config-$(KVER) qemu-system-x86 debootstrap km
 	libelf-dev libssl-dev ccache e2fsprogs cpio xz-utils patch sparse shellcheck \
 	gnuplot python3-matplotlib python3-pandas libnuma-dev libcap-dev sqlite3 \
 	redis-server redis-tools parallel
+# 6.12's guest kernel carries BTF (pahole from dwarves) and runs BPF
+# policies (clang, and libbpf's zlib).
+ifeq ($(KVER),6.12)
+DEPS += dwarves clang zlib1g-dev
+endif
 UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: all deps kernel rootfs module userspace tools selftests unit test quick run merge sim \
+.PHONY: all deps kernel rootfs module userspace tools bpf selftests unit test quick run merge sim \
 	stress bench-cost shell clean distclean check-style check-hooks-off
 
 all: kernel rootfs module userspace tools
@@ -72,6 +78,14 @@ userspace:
 
 tools: module userspace
 	@bash harness/images/make-tools-disk.sh $(VARIANT)
+
+# 6.12's BPF policies: libbpf and bpftool from the tree's tools/, the
+# policies in userspace/bpf/ and their loader (the tools disk carries them).
+bpf: module
+	@bash harness/images/build-bpf.sh $(VARIANT)
+ifeq ($(KVER),6.12)
+tools: bpf
+endif
 
 # The 6.1 tree's mm selftests, static (make stress ships them on the tools
 # disk; make test does not build them).

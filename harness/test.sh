@@ -11,14 +11,16 @@
 #
 # The guest suites run in two lanes at once (one host core each, TCG is
 # single-threaded): lane 1 boots guest A, then guest C, booted with
-# cgroup_disable=memory; lane 2 boots guest B, then the negative guest, which
+# cgroup_disable=memory, and on 6.12 the BPF guest; lane 2 boots guest B,
+# then the negative guest, which
 # fires a WARN_ON, stalls RCU and panics on purpose (measured, the two lanes
 # are about as long: A 83 s and C 19 s, B 90 s and the negative guest 13 s).
 # Which suites each guest runs, and how many cases each must emit, is
 # harness/boot/manifest's (test-a: module, workloads, policies, fidelity;
 # test-b: filerule, reliability at make-test size, tracing, hostile, cgroups,
 # whose two 48M fills need more room than 256M leave the debug kernel; test-c:
-# harness, nomemcg; the stress suite runs in make stress only); a missing,
+# harness, nomemcg; test-bpf, 6.12 only: bpf; the stress suite runs in
+# make stress only); a missing,
 # short or miscounted suite, or a guest that ran another list, fails.  The
 # harness suite's memory hog runs in C: under TCG the first episode of global
 # memory pressure in a boot costs about 10 s, and nomemcg needs one anyway.
@@ -209,6 +211,8 @@ else
 	{
 		guest test-a 256M 900 "" ""
 		guest test-c 192M 600 cgroup_disable=memory ""
+		# 6.12's BPF policies (6.1 has no struct_ops in module BTF)
+		[ "$AWS_KVER" = 6.1 ] || guest test-bpf 256M 600 "" ""
 	} &
 	lane1=$!
 	{
@@ -220,6 +224,7 @@ else
 	reap test-a
 	reap test-b
 	reap test-c
+	[ "$AWS_KVER" = 6.1 ] || reap test-bpf
 	sed 's/^/   /' "$AWS_LOGS/run-negative.log"
 	negative_check harness_reports_guest_warn warn 'WARNING:.*aws_smoke'
 	negative_check harness_reports_rcu_stall stall 'self-detected stall'
@@ -253,7 +258,7 @@ done
 # Every guest run the manifest names must be one that test.sh or stress.sh
 # boots (a run added there but not here would silently never run).
 unknown=$(awk '$1 !~ /^#/ && NF == 3 { print $1 }' "$AWS_MANIFEST" | sort -u |
-	grep -vxE 'test-[abc]|stress|stress-nomemcg' | tr '\n' ' ')
+	grep -vxE 'test-[abc]|test-bpf|stress|stress-nomemcg' | tr '\n' ' ')
 if [ -z "$unknown" ]; then host_result ok manifest_runs_are_booted
 else host_result not-ok manifest_runs_are_booted "no script boots: $unknown"; fi
 # Every guest suite that exists is in the manifest (a suite left out would

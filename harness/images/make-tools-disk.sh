@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Pack what the guest runs -- harness/guest/ scripts, the manifest, the static
-# workloads, the modules, the built kernel's version string, and the
+# workloads, the modules, the built kernel's version string, on 6.12 the
+# BPF policies and their loader, and the
 # kernel tree's mm selftests when harness/images/build-selftests.sh has built them
 # (make stress does; make test never needs them) -- into
 # build/tools-<variant>.img (tools-6.12-<variant>.img with KVER=6.12; ext4
@@ -37,6 +38,14 @@ dd if="$BZ" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n' | he
 	>"$STAGE/kernel-version"
 cp -a "$AWS_BUILD"/userspace/aws-* "$AWS_TOP/userspace/workloads/selftest.sh" "$STAGE/bin/"
 cp -a "$MOD/module/anon_workingset.ko" "$MOD/smoke/aws_smoke.ko" "$STAGE/module/"
+# 6.12: the BPF policies, the programs the kernel must refuse, the loader
+# and bpftool (harness/images/build-bpf.sh)
+if [ "$AWS_KVER" = 6.12 ]; then
+	BPF=$(aws_kdir bpf "$VARIANT")
+	[ -f "$BPF/.aws-key" ] || die "$BPF is not built (run: make bpf KVER=6.12 VARIANT=$VARIANT)"
+	mkdir -p "$STAGE/bpf"
+	cp -a "$BPF"/*.bpf.o "$BPF/aws-bpf-load" "$BPF/bpftool" "$STAGE/bpf/"
+fi
 # only a complete build (its key is written last)
 if [ -f "$AWS_BUILD/selftests$AWS_KSFX/.aws-key" ]; then
 	cp -a "$AWS_BUILD/selftests$AWS_KSFX/bin" "$STAGE/selftests"

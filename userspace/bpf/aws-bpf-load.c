@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aws-bpf-load - attach a BPF anon LRU policy and keep it attached
+ *
+ * usage: aws-bpf-load [-g] [-c CGROUP] POLICY.bpf.o
+ *
+ * Loads the one struct aws_bpf_ops in POLICY.bpf.o (the verifier checks
+ * every program; the end of its log is printed if it refuses one, its last
+ * lines say why), attaches it with
+ * a BPF link, so that anon_workingset.ko lists it as a policy, and with -g
+ * selects it as the global policy (the `policy` module parameter), with -c
+ * for the memory cgroup at path CGROUP (its memory.anon_ws_policy).  Then
+ * it prints "attached NAME" and waits until it is told to stop (SIGINT,
+ * SIGTERM) or the link is detached from outside (bpftool link detach).
+ * When the link goes -- on a stop, or because this process dies, even by
+ * SIGKILL -- the module hands every user of the policy back to the policy
+ * it ran before.  The pattern is that of the kernel's tools/sched_ext
+ * loaders: open, load, attach, wait, destroy the link.
+ *
+ * Exit status: 0 after a clean detach, 1 if the policy could not be
+ * loaded or attached (the reason is printed; an attach the module refuses
+ * says why in the kernel log), 2 for bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#define POLICY_PARAM	"/sys/module/anon_workingset/parameters/policy"
+#define VERIFIER_LOG	(1 << 20)
+
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: aws-bpf-load [-g] [-c CGROUP] POLICY.bpf.o\n");
+	exit(2);
+}
+
+/* The policy name in @map's initial value, found by its BTF member. */
+static const char *policy_name(struct bpf_object *obj, struct bpf_map *map)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *t;
+	const struct btf_member *m;
+	const char *data;
+	size_t size;
+	int i;
+
+	data = bpf_map__initial_value(map, &size);
+	t = btf ? btf__type_by_id(btf, bpf_map__btf_value_type_id(map)) : NULL;
+	if (!data || !t || !btf_is_struct(t))
+		return NULL;
+	m = btf_members(t);
+	for (i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "name") &&
+		    btf_member_bit_offset(t, i) / 8 < size)
+			return data + btf_member_bit_offset(t, i) / 8;
+	return NULL;
+}
+
+/* Write @name into @path (a policy file); false, with a message, if refused. */
+static bool select_policy(const char *path, const char *name)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(stderr, "aws-bpf-load: %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	n = write(fd, name, strlen(name));
+	if (n < 0)
+		fprintf(stderr, "aws-bpf-load: writing %s to %s: %s\n", name,
+			path, strerror(errno));
+	close(fd);
+	return n >= 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char log[VERIFIER_LOG];
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .kernel_log_buf = log,
+		    .kernel_log_size = sizeof(log));
+	struct sigaction sa = { .sa_handler = on_stop };
+	const char *cgroup = NULL, *name;
+	struct bpf_map *map, *ops = NULL;
+	struct bpf_link *link = NULL;
+	struct bpf_object *obj;
+	char path[4096];
+	bool global = false;
+	int opt, status = 1;
+	struct pollfd pfd;
+
+	while ((opt = getopt(argc, argv, "gc:")) != -1) {
+		if (opt == 'g')
+			global = true;
+		else if (opt == 'c')
+			cgroup = optarg;
+		else
+			usage();
+	}
+	if (optind != argc - 1)
+		usage();
+	libbpf_set_print(print_libbpf);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	obj = bpf_object__open_file(argv[optind], &opts);
+	if (!obj) {
+		fprintf(stderr, "aws-bpf-load: cannot open %s: %s\n",
+			argv[optind], strerror(errno));
+		return 1;
+	}
+	bpf_object__for_each_map(map, obj) {
+		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
+			continue;
+		if (ops) {
+			fprintf(stderr, "aws-bpf-load: %s holds more than one policy\n",
+				argv[optind]);
+			goto out;
+		}
+		ops = map;
+	}
+	name = ops ? policy_name(obj, ops) : NULL;
+	if (!name) {
+		fprintf(stderr, "aws-bpf-load: %s holds no struct aws_bpf_ops with a name\n",
+			argv[optind]);
+		goto out;
+	}
+	/* Attached below, once every map and program is loaded. */
+	bpf_map__set_autoattach(ops, false);
+	if (bpf_object__load(obj)) {
+		/* the verifier's reasons are at the end of its log */
+		if (log[0])
+			fprintf(stderr, "-- verifier log --\n%s-- end of verifier log --\n",
+				log);
+		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to load it: %s\n",
+			name, strerror(errno));
+		goto out;
+	}
+	link = bpf_map__attach_struct_ops(ops);
+	if (!link) {
+		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to attach it: %s (the kernel log says why)\n",
+			name, strerror(errno));
+		goto out;
+	}
+	if (global && !select_policy(POLICY_PARAM, name))
+		goto out;
+	if (cgroup) {
+		snprintf(path, sizeof(path), "%s/memory.anon_ws_policy", cgroup);
+		if (!select_policy(path, name))
+			goto out;
+	}
+	printf("attached %s\n", name);
+	fflush(stdout);
+
+	pfd = (struct pollfd){ .fd = bpf_link__fd(link), .events = POLLIN };
+	while (!stopping) {
+		if (poll(&pfd, 1, -1) > 0 && (pfd.revents & POLLHUP)) {
+			printf("%s detached from outside\n", name);
+			break;
+		}
+	}
+	status = 0;
+out:
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	if (!status) {
+		printf("detached %s\n", name);
+		fflush(stdout);
+	}
+	return status;
+}

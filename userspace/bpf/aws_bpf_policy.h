@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aws_bpf_policy.h - what a BPF policy includes
+ *
+ * A BPF policy is one file, NAME.bpf.c, that fills a struct aws_bpf_ops
+ * (module/aws_bpf.c) in a SEC(".struct_ops.link") variable: one program
+ * per decision it takes, each with the arguments of the same decision of
+ * struct aws_policy (include/aws_policy.h), state typed struct
+ * aws_bpf_state.  The types come from aws_vmlinux.h, which the build
+ * dumps from the module's BTF (harness/images/build-bpf.sh): the kernel
+ * checks every access against the same description.  The state pointer
+ * may be NULL (a policy without state, a folio no memcg is charged for),
+ * and the verifier refuses a program that does not check it.
+ */
+#ifndef _AWS_BPF_POLICY_H
+#define _AWS_BPF_POLICY_H
+
+#include "aws_vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+/*
+ * The decisions several policies share, as module/policies/registry.c has
+ * them for C (aws_yes(), aws_no(), aws_file_workingset_active()): a
+ * program @prog for decision @member that always answers @answer, and one
+ * that compares a file refault with the active file list alone.
+ */
+#define AWS_BPF_ALWAYS(prog, member, answer)				\
+SEC("struct_ops/" #member)						\
+enum aws_decision BPF_PROG(prog, const struct aws_folio *f,		\
+			   struct aws_bpf_state *state)			\
+{									\
+	return answer;							\
+}
+
+#define AWS_BPF_FILE_WORKINGSET_ACTIVE(prog)				\
+SEC("struct_ops/file_workingset")					\
+unsigned long BPF_PROG(prog, const struct aws_lru_sizes *s,		\
+		       unsigned long stock_size)			\
+{									\
+	return s->active_file;						\
+}
+
+#endif /* _AWS_BPF_POLICY_H */
