@@ -8,8 +8,9 @@
 # deltas) and prints, per kernel and configuration, the median, min, max
 # and spread of the guest time over the measured runs (rep 0 is the
 # discarded warm-up), then the two comparisons the benchmark is for: the
-# patched kernel without module against the unpatched kernel, and each
-# policy against stock.  A difference counts as resolved when the two sets
+# patched kernel without module against the unpatched kernel, each
+# policy against stock, and on 6.12 each BPF policy (bdetect) against the
+# same policy in C (detect).  A difference counts as resolved when the two sets
 # of runs do not overlap (every run of one is slower than every run of the
 # other), as resolved past outliers when only their middle halves (first
 # to third quartile) are apart, and otherwise as within the noise, whose
@@ -132,6 +133,12 @@ def main():
     for key in order:
         if key[0] == 'default' and key[1] not in ('nomod', 'stock'):
             compare('%s vs stock' % key[1], key, ('default', 'stock'), 3)
+    # 6.12: a BPF policy (userspace/bpf/b<name>.bpf.c) against the same
+    # policy in C, when both ran: what the BPF path costs.
+    for key in order:
+        c = ('default', key[1][1:])
+        if key[0] == 'default' and key[1].startswith('b') and c in groups:
+            compare('%s (BPF) vs %s (C)' % (key[1], c[1]), key, c, None)
 
 
 if __name__ == '__main__':

@@ -16,6 +16,7 @@
 # The configurations with the module are read from the module itself: its
 # policy parameter lists every policy with the active one in brackets
 # ("stock baseline protect [detect] upstream"); nothing here names one.
+# On 6.12 the BPF policies on the tools disk follow (bdetect, bexample).
 #
 # Each run: a fresh cgroup with memory.max, one aws-randw thread on a fixed
 # seed, swap on zram (synchronous: no disk I/O whose host-side latency would
@@ -72,13 +73,57 @@ active_policy() {
 	return 1
 }
 
+# On 6.12 the BPF policies too (the tools disk's bpf/, userspace/bpf/):
+# each is attached by its loader when first needed, and stays attached
+# (listed, not selected: it costs nothing) until the module unloads.
+BPFDIR=$AWS_TOOLS/bpf
+BPF_POLS=""
+if [ -x "$BPFDIR/aws-bpf-load" ]; then
+	for f in "$BPFDIR"/*.bpf.o; do
+		f=${f##*/}
+		[[ $f == refused-* ]] || BPF_POLS+="${BPF_POLS:+ }${f%.bpf.o}"
+	done
+fi
+declare -A BPF_PID
+bpf_attach() {
+	local i
+	[ -z "${BPF_PID[$1]:-}" ] || return 0
+	"$BPFDIR/aws-bpf-load" "$BPFDIR/$1.bpf.o" >"/tmp/bpf-$1.out" 2>&1 &
+	BPF_PID[$1]=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^attached ' "/tmp/bpf-$1.out" && return 0
+		kill -0 "${BPF_PID[$1]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# bench-cost: cannot attach $1: $(cat "/tmp/bpf-$1.out")"
+	return 1
+}
+# bpf_detach_all: stop every loader, then wait until the module may go
+# (the links' maps are freed after a grace period).
+bpf_detach_all() {
+	local n i
+	for n in "${!BPF_PID[@]}"; do
+		kill -TERM "${BPF_PID[$n]}" 2>/dev/null
+		wait "${BPF_PID[$n]}"
+		unset "BPF_PID[$n]"
+	done
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cat /sys/module/anon_workingset/refcnt 2>/dev/null || echo 0)" = 0 ] && return 0
+		sleep 0.1
+	done
+}
+
 # setup CONF: nomod = module unloaded; anything else is a policy name
 setup() {
 	if [ "$1" = nomod ]; then
+		bpf_detach_all
 		! mod_loaded || rmmod anon_workingset
 		return
 	fi
 	mod_loaded || insmod "$AWS_MOD" || return 1
+	if [[ " $BPF_POLS " == *" $1 "* ]]; then
+		bpf_attach "$1" || return 1
+	fi
 	echo "$1" >"$AWS_PARAMS/policy" || return 1
 	[ "$(active_policy)" = "$1" ]
 }
@@ -150,7 +195,7 @@ CONFS=nomod
 if [ "$MODULE" = 1 ]; then
 	insmod "$AWS_MOD" || { echo "# bench-cost: FATAL: insmod failed"; exit 1; }
 	POLS=$(policy_list) || { echo "# bench-cost: FATAL: no policy list"; exit 1; }
-	CONFS+=" $POLS"
+	CONFS+=" $POLS${BPF_POLS:+ $BPF_POLS}"
 	rmmod anon_workingset
 fi
 {
