@@ -65,7 +65,6 @@ struct aws_run {
 extern struct aws_run *aws_runs;
 extern struct aws_shadow_layout aws_layout;
 void aws_state_claim(struct mem_cgroup *memcg);
-void aws_state_reset(struct aws_run *r, void *state);
 
 /* aws_switch.c */
 #define AWS_NO_POLICY	UINT_MAX

@@ -90,7 +90,7 @@ static void aws_runs_free(void)
 }
 
 /* Give one slot @state of @r's private state its initial value. */
-void aws_state_reset(struct aws_run *r, void *state)
+static void aws_state_reset(struct aws_run *r, void *state)
 {
 	memset(state, 0, r->policy->state_size);
 	if (r->policy->state_init)
