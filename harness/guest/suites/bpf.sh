@@ -146,7 +146,12 @@ for k in "${!TOL[@]}"; do
 	line+=" $k $d/${BD_D[$k]}"
 	[ $diff -le "${TOL[$k]}" ] || off+=" $k (by $diff > ${TOL[$k]})"
 done
-if [ -z "$off" ] && [ "${BD_D[activations]}" -gt 0 ]; then
+# TOL holds in the guest size it was measured in: the debug kernel needs
+# twice that (harness/test.sh), and there the case is a listed skip.
+if [ "$(meminfo_kb MemTotal)" -gt $((300 << 10)) ]; then
+	skip bdetect_counters_like_detect "TOL was measured in a 256M guest, this one has" \
+		"$(($(meminfo_kb MemTotal) >> 10))M of RAM (detect/bdetect:$line)"
+elif [ -z "$off" ] && [ "${BD_D[activations]}" -gt 0 ]; then
 	ok "bdetect_counters_like_detect # detect/bdetect:$line"
 else
 	fail bdetect_counters_like_detect "detect/bdetect:$line; off:${off:- no activation}"
