@@ -208,8 +208,8 @@ if [ -n "${AWS_SUITES:-}" ]; then
 else
 	stage "guests, two lanes: A ($(manifest_suites test-a)), then C" \
 		"(cgroup_disable=memory: $(manifest_suites test-c)); B ($(manifest_suites test-b))," \
-		"then a guest that must be reported for a WARN, an RCU stall and a panic" \
-		"${AWS_KSFX:+, then the BPF guest ($(manifest_suites test-bpf))}"
+		"then a guest that must be reported for a WARN, an RCU stall and a panic${AWS_KSFX:+," \
+		"then the BPF guest ($(manifest_suites test-bpf))}"
 	{
 		guest test-a 256M 900 "" ""
 		guest test-c 192M 600 cgroup_disable=memory ""
