@@ -206,10 +206,11 @@ if [ -n "${AWS_SUITES:-}" ]; then
 	reap test
 	stage_done
 else
+	BPF_STAGE=
+	[ "$AWS_KVER" = 6.1 ] || BPF_STAGE=", then the BPF guest ($(manifest_suites test-bpf))"
 	stage "guests, two lanes: A ($(manifest_suites test-a)), then C" \
 		"(cgroup_disable=memory: $(manifest_suites test-c)); B ($(manifest_suites test-b))," \
-		"then a guest that must be reported for a WARN, an RCU stall and a panic${AWS_KSFX:+," \
-		"then the BPF guest ($(manifest_suites test-bpf))}"
+		"then a guest that must be reported for a WARN, an RCU stall and a panic$BPF_STAGE"
 	{
 		guest test-a 256M 900 "" ""
 		guest test-c 192M 600 cgroup_disable=memory ""
