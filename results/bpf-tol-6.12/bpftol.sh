@@ -17,7 +17,7 @@ insmod "$AWS_MOD" policy=detect
 sleep 5; cat /tmp/l.out
 echo +memory >$CG/cgroup.subtree_control
 mkdir $CG/bpfctl; echo stock >$CG/bpfctl/memory.anon_ws_policy; echo $$ >$CG/bpfctl/cgroup.procs
-for i in $(seq ${AWS_TOLN:-5}); do
+for i in $(seq "${AWS_TOLN:-5}"); do
 	for p in detect bdetect; do
 		set_policy $p
 		t0=$SECONDS
@@ -28,5 +28,5 @@ for i in $(seq ${AWS_TOLN:-5}); do
 		echo "# $line"
 	done
 done
-ok done
+ok windows_recorded
 ktap_end
