@@ -121,13 +121,14 @@ fi
 # 29,645-29,649; activations 1,556-2,162 and 1,538-2,390.  What they catch:
 # a bdetect that started pages active (placed_inactive 0), left no shadow
 # (evictions 0) or activated every refault (about 13,500) is off by far
-# more; one that never activated is not (1,704 > 1,556), and
-# bdetect_verdicts_are_detects catches it instead (it needs activations,
-# and every verdict on detect's rule).
-declare -A TOL=([refaults]=1138 [evictions]=1088 [placed_inactive]=8 [activations]=1704)
+# more.  Activations are not compared: their spread (1,704 pages twice
+# over) is wider than a bdetect that never activated would miss by
+# (1,556), so bdetect_verdicts_are_detects checks them instead (it needs
+# activations, and every verdict on detect's rule); they are reported.
+declare -A TOL=([refaults]=1138 [evictions]=1088 [placed_inactive]=8)
 declare -A BD_E BD_D
 record_window workload bpfw || diag "trace-cmd start/extract failed"
-for k in "${!TOL[@]}"; do BD_D[$k]=$(delta "$k"); done
+for k in "${!TOL[@]}" activations; do BD_D[$k]=$(delta "$k"); done
 bad=${E[verdict_bad]:-0} size=${E[size_not_active_anon]:-0} nin=${E[verdict_in]:-0} nout=${E[verdict_out]:-0}
 if [ "${E[aws_refault]:-0}" -gt 0 ] && [ "$bad" = 0 ] && [ "$size" = 0 ] && [ "$nin" -gt 0 ] &&
 	[ "$nout" -gt 0 ] && [ "${E[policy_bdetect_aws_refault]:-0}" = "${E[aws_refault]}" ] && [ "$LOST" = 0 ]; then
@@ -146,6 +147,7 @@ for k in "${!TOL[@]}"; do
 	line+=" $k $d/${BD_D[$k]}"
 	[ $diff -le "${TOL[$k]}" ] || off+=" $k (by $diff > ${TOL[$k]})"
 done
+line+=" activations $(delta activations)/${BD_D[activations]} (not compared)"
 # TOL holds in the guest size it was measured in: the debug kernel needs
 # twice that (harness/test.sh), and there the case is a listed skip.
 if [ "$(meminfo_kb MemTotal)" -gt $((300 << 10)) ]; then
