@@ -13,7 +13,7 @@
 #                    JOBS= guests at a time, the host's cores by default)
 #   make merge       RESULTS='DIR...': shards of a plan run on several machines, one table
 #   make sim         trace simulator: each policy vs Belady's OPT
-#   make stress      longer reliability campaign in the guest, and the 6.1
+#   make stress      longer reliability campaign in the guest, and the kernel
 #                    tree's own mm selftests under every policy
 #   make bench-cost  cost of the hooks under -icount: unpatched vs patched, policies vs stock
 #   make shell       interactive guest on the serial console (MEM=, CPUS=)
@@ -87,7 +87,7 @@ ifeq ($(KVER),6.12)
 tools: bpf
 endif
 
-# The 6.1 tree's mm selftests, static (make stress ships them on the tools
+# The kernel tree's mm selftests, static (make stress ships them on the tools
 # disk; make test does not build them).
 selftests: kernel
 	@bash harness/images/build-selftests.sh

@@ -4,7 +4,7 @@
 # `make stress`: the long reliability campaign.  One guest runs the
 # reliability and stress suites at campaign size (200 load/unload cycles,
 # 10000 policy flips with a ratio change every 10, 30 s of verifying load
-# per policy and device), then the 6.1 tree's own mm selftests under every
+# per policy and device), then the kernel tree's own mm selftests under every
 # policy (mm-selftests, the same size at either scale; the Makefile builds
 # them first, harness/images/build-selftests.sh), a second guest boots with
 # cgroup_disable=memory.

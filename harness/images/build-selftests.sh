@@ -1,17 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the 6.1 tree's own mm selftests that the mm-selftests guest suite runs
-# (harness/guest/suites/mm-selftests.sh, make stress only): the programs of
-# tools/testing/selftests/vm/ in the extracted linux-source-6.1 (build/src/),
-# with their own Makefile, statically linked (the guest rootfs has no libnuma
-# or libcap) and stripped, into build/selftests/.  They are unmodified but for
-# the fixes in harness/images/mm-selftests-patches/*.patch (one: ksm_tests -U's
-# own race, which the patch describes), applied to a copy of the source in
-# build/selftests/src/ and rebuilt from there with the Makefile's flags; the
-# tree is never changed.  The kernel's UAPI headers they include come from the
-# same tree (make headers, into build/selftests/khdr/).  make-tools-disk.sh
-# ships build/selftests/bin/ when it is there.
+# Build the kernel tree's own mm selftests that the mm-selftests guest suite
+# runs (harness/guest/suites/mm-selftests.sh, make stress only): the programs
+# of tools/testing/selftests/vm/ in linux-source-6.1 (selftests/mm/ in 6.12,
+# where userfaultfd is called uffd-stress), with their own Makefile,
+# statically linked (the guest rootfs has no libnuma or libcap) and stripped,
+# into build/selftests/ (build/selftests-6.12/).  They are unmodified but for
+# the fixes in harness/images/mm-selftests-patches/KVER/*.patch (one per
+# tree: ksm_tests -U's own race, which the patch describes), applied to a
+# copy of the source in build/selftests*/src/ and compiled from there with
+# the command the Makefile uses for the program; the tree is never changed.
+# The kernel's UAPI headers they include come from the same tree (make
+# headers, into build/selftests*/khdr/).  make-tools-disk.sh ships
+# build/selftests*/bin/ when it is there.
 #
 # Skipped while the key (package version, this script) is the one of the
 # last successful build.
@@ -20,26 +22,30 @@ set -euo pipefail
 # Flags of a calling make (e.g. -s) would reach the selftests' Makefile.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-[ "$AWS_KVER" = 6.1 ] || die "KVER=$AWS_KVER: make stress runs the 6.1 tree's mm selftests" \
-	"(tools/testing/selftests/vm); their port to $AWS_KVER's (selftests/mm) is not done"
-OUT=$AWS_BUILD/selftests
-VM=$AWS_SRC/tools/testing/selftests/vm
+OUT=$AWS_BUILD/selftests$AWS_KSFX
+case $AWS_KVER in
+6.1) SUB=tools/testing/selftests/vm UFFD=userfaultfd ;;
+6.12) SUB=tools/testing/selftests/mm UFFD=uffd-stress ;;
+*) die "KVER=$AWS_KVER: no mm selftests known for this tree" ;;
+esac
+VM=$AWS_SRC/$SUB
 # The programs the suite runs (its header says why each, and why not the
 # others).  libnuma and libcap: ksm_tests and mlock-random-test link them.
 PROGS=(map_populate map_fixed_noreplace mremap_test mremap_dontunmap
 	mlock2-tests mlock-random-test on-fault-limit madv_populate
-	transhuge-stress userfaultfd mrelease_test soft-dirty ksm_tests
+	transhuge-stress "$UFFD" mrelease_test soft-dirty ksm_tests
 	compaction_test map_hugetlb hugepage-mremap)
 
-[ -f "$VM/Makefile" ] || die "$VM missing (run: make kernel, which extracts the tree)"
+[ -f "$VM/Makefile" ] || die "$VM missing (run: make kernel KVER=$AWS_KVER, which extracts the tree)"
 for a in libnuma.a libcap.a libc.a; do
 	[[ $(gcc -print-file-name="$a") == /* ]] ||
 		die "static $a missing (run: make deps; libnuma-dev, libcap-dev)"
 done
 pkgver=$(kernel_pkg_version)
 [ "$(cat "$AWS_SRC/.aws-pkgver" 2>/dev/null)" = "$pkgver" ] ||
-	die "$AWS_SRC is not linux-source $pkgver (run: make kernel)"
-FIXES=("$AWS_TOP"/harness/images/mm-selftests-patches/*.patch)
+	die "$AWS_SRC is not linux-source $pkgver (run: make kernel KVER=$AWS_KVER)"
+FIXES=("$AWS_TOP/harness/images/mm-selftests-patches/$AWS_KVER"/*.patch)
+[ -f "${FIXES[0]}" ] || die "no fixes for $AWS_KVER in harness/images/mm-selftests-patches/$AWS_KVER/"
 key=$( { echo "$pkgver ${PROGS[*]}"; cat "$0" "${FIXES[@]}"; } | sha256sum | cut -c1-16)
 if [ "$(cat "$OUT/.aws-key" 2>/dev/null)" = "$key" ]; then
 	echo "   selftests: up to date (linux-source $pkgver, key $key)"
@@ -52,11 +58,13 @@ mkdir -p "$OUT/khdr" "$OUT/bin"
 # O= keeps every output out of the tree; headers needs no .config.
 run_logged "$AWS_LOGS/selftests-headers.log" make -C "$AWS_SRC" O="$OUT/khdr" headers ||
 	die "make headers failed, see $AWS_LOGS/selftests-headers.log"
-# mrelease_test takes the syscall numbers it uses from <sys/syscall.h>
-# without including it (later trees do), and falls back to -1 (ENOSYS, so
-# it skips) where the C library does not include it for it: glibc 2.36
-# does not.  It gets the include on the command line; no source changes.
-SYSCALL_H=(mrelease_test)
+# 6.1's mrelease_test takes the syscall numbers it uses from
+# <sys/syscall.h> without including it (6.12's does), and falls back to -1
+# (ENOSYS, so it skips) where the C library does not include it for it:
+# glibc 2.36 does not.  It gets the include on the command line; no source
+# changes.
+SYSCALL_H=()
+grep -q '<sys/syscall.h>' "$VM/mrelease_test.c" || SYSCALL_H=(mrelease_test)
 st_make() {
 	make -C "$VM" -j"$(nproc)" OUTPUT="$OUT/bin" KHDR_INCLUDES="-isystem $OUT/khdr/usr/include" \
 		USERLDFLAGS="-static -s" "$@"
@@ -67,24 +75,32 @@ for p in "${PROGS[@]}"; do
 done
 {
 	st_make "${PLAIN[@]}" &&
-		st_make EXTRA_CFLAGS="-include sys/syscall.h" "${SYSCALL_H[@]/#/$OUT/bin/}"
+		if [ ${#SYSCALL_H[@]} -gt 0 ]; then
+			st_make EXTRA_CFLAGS="-include sys/syscall.h" "${SYSCALL_H[@]/#/$OUT/bin/}"
+		fi
 } >"$AWS_LOGS/selftests.log" 2>&1 || {
 	tail -n 30 "$AWS_LOGS/selftests.log" >&2
 	die "selftests build failed, see $AWS_LOGS/selftests.log"
 }
 # The fixed programs: each patch names the file it changes (one program's
-# source); the copy is built as the Makefile builds it (CFLAGS, -lnuma for
-# ksm_tests), over the unfixed binary.
+# source); the copy is compiled with the command the Makefile prints for
+# that program (make -n, run in the tree's directory as make would), its
+# source swapped for the copy, over the unfixed binary.
 mkdir -p "$OUT/src"
 for f in "${FIXES[@]}"; do
-	file=$(sed -n 's|^+++ b/\(tools/testing/selftests/vm/[^ 	]*\).*|\1|p' "$f")
+	file=$(sed -n "s|^+++ b/\($SUB/[^ 	]*\).*|\1|p" "$f")
 	prog=$(basename "$file" .c)
 	[ -f "$AWS_SRC/$file" ] || die "$(basename "$f") changes $file, which is not in the tree"
 	mkdir -p "$OUT/src/$(dirname "$file")"
 	cp "$AWS_SRC/$file" "$OUT/src/$file"
 	patch -d "$OUT/src" -p1 -s <"$f" || die "$(basename "$f") does not apply to $file"
-	gcc -Wall -I "$AWS_SRC" -I "$VM" -isystem "$OUT/khdr/usr/include" -static -s \
-		"$OUT/src/$file" -o "$OUT/bin/$prog" -lnuma >>"$AWS_LOGS/selftests.log" 2>&1 ||
+	cmd=$(st_make -s -n -B "$OUT/bin/$prog" 2>>"$AWS_LOGS/selftests.log" |
+		grep -E -- "-o $OUT/bin/$prog\$" || true)
+	[[ " $cmd " == *" $prog.c "* ]] ||
+		die "no command that compiles $prog.c in make -n's output (${cmd:-none})"
+	# (-iquote: the copy's own "../kselftest.h" and the like are the tree's)
+	cmd=${cmd/ $prog.c / -iquote $VM $OUT/src/$file }
+	(cd "$VM" && eval "$cmd") >>"$AWS_LOGS/selftests.log" 2>&1 ||
 		die "$prog (with $(basename "$f")) failed to build, see $AWS_LOGS/selftests.log"
 	note "$prog: built with $(basename "$f")"
 done
