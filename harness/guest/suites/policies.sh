@@ -117,9 +117,27 @@ expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
 # On 6.12 this cell does not tell them apart: in the same plan there
 # (results/20261205T173826Z) protect kept hot-2 in most runs, as every
 # policy did (hot-2 major faults, median: protect 196, detect 197, nomod
-# 196; swap-ins 38.5k for all five), so the two cases are listed skips
-# there (harness/boot/expected-skips) until a cell that separates them on
-# 6.12 is found.
+# 196; swap-ins 38.5k for all five).  There the two cases run protect and
+# detect once more, on the same cell with a 10M hot-2 (the alike plan's
+# alike-thrash-hot2; hot-1 and hot-2 then take most of the limit).
+# Measured in 20 runs each on 6.12 (results/alike-hot2-6.12): detect
+# 39,564-45,526 swap-ins and 335-1,080 hot-2 major faults, protect
+# 49,303-52,407 and 1,575-1,968.  Each bound lies halfway between
+# detect's highest and protect's lowest, so a detect that acted like
+# protect fails both in each of those 20 runs.
+THRASH_HOT2=(aws-thrash --cold 64M --hot1 20M --cold-slice 24M --hot2 10M --rounds 6)
+# hot2_run POLICY: one run of THRASH_HOT2 under POLICY; sets H_pswpin,
+# H_hot2 and H_vf (the workload's verify_fail).
+hot2_run() {
+	local in0 res
+	set_policy "$1"
+	in0=$(vmstat pswpin)
+	res=$(cg_run thrash "$LIMIT" "${THRASH_HOT2[@]}" 2>/dev/null | grep '^RESULT')
+	H_pswpin=$(($(vmstat pswpin) - in0))
+	H_hot2=$(result_get "$res" hot2_majfaults)
+	H_vf=$(result_get "$res" verify_fail)
+	diag "$1 (10M hot-2): pswpin $H_pswpin hot2_majfaults $H_hot2 verify_fail $H_vf"
+}
 diag "protect this boot: pswpin $P_pswpin, hot2_majfaults $P_hot2"
 case $(uname -r) in
 6.1.*)
@@ -127,8 +145,17 @@ case $(uname -r) in
 	expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $(((230 + 370) / 2))
 	;;
 *)
-	skip detect_swaps_in_less_than_protect "protect keeps hot-2 in this cell on $(uname -r)"
-	skip detect_keeps_hot2 "protect keeps hot-2 in this cell on $(uname -r)"
+	hot2_run protect
+	P2_vf=$H_vf
+	hot2_run detect
+	if [ "$P2_vf" = 0 ] && [ "$H_vf" = 0 ]; then
+		expect detect_swaps_in_less_than_protect pswpin "$H_pswpin" -lt $(((45526 + 49303) / 2))
+		expect detect_keeps_hot2 hot2_majfaults "$H_hot2" -lt $(((1080 + 1575) / 2))
+	else
+		why="the 10M hot-2 runs did not verify (verify_fail: protect '$P2_vf', detect '$H_vf')"
+		fail detect_swaps_in_less_than_protect "$why"
+		fail detect_keeps_hot2 "$why"
+	fi
 	;;
 esac
 # The first swapping run after boot can differ from the rest by a few
