@@ -91,6 +91,13 @@ vm_read() {
 }
 vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/vmstat; }
 meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+# zram_swap SIZE: every swap device off, then swap on a zram device of SIZE
+# only (synchronous: no disk I/O whose host-side latency would leak into
+# the -icount guests' virtual clock).
+zram_swap() {
+	swapoff -a && echo "$1" >/sys/block/zram0/disksize &&
+		mkswap -q -U clear /dev/zram0 >/dev/null && swapon /dev/zram0
+}
 aws_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/anon_workingset; }
 # cg_stat NAME KEY: exact value of KEY in cgroup NAME's memory.stat (flushed on read)
 cg_stat() { awk -v k="$2" '$1 == k { print $2 }' "/sys/fs/cgroup/$1/memory.stat"; }

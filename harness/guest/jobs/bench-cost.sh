@@ -178,12 +178,7 @@ run() {
 }
 
 # ---- set up --------------------------------------------------------------
-swapoff -a
-if ! { echo 1G >/sys/block/zram0/disksize && mkswap -q -U clear /dev/zram0 >/dev/null &&
-	swapon /dev/zram0; }; then
-	echo "# bench-cost: FATAL: cannot put swap on zram"
-	exit 1
-fi
+zram_swap 1G || { echo "# bench-cost: FATAL: cannot put swap on zram"; exit 1; }
 echo never >/sys/kernel/mm/transparent_hugepage/enabled
 [ -w /sys/kernel/mm/lru_gen/enabled ] && echo n >/sys/kernel/mm/lru_gen/enabled
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control ||

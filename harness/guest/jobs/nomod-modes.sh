@@ -31,12 +31,7 @@ BPFDIR=$AWS_TOOLS/bpf
 STEPS=${AWS_ARGS:-sleeper modonly attach attachrun attachwait}
 
 [ -x "$BPFDIR/aws-bpf-load" ] || { echo "# nomod-modes: FATAL: no BPF loader (6.12 only)"; exit 1; }
-swapoff -a
-if ! { echo 1G >/sys/block/zram0/disksize && mkswap -q -U clear /dev/zram0 >/dev/null &&
-	swapon /dev/zram0; }; then
-	echo "# nomod-modes: FATAL: cannot put swap on zram"
-	exit 1
-fi
+zram_swap 1G || { echo "# nomod-modes: FATAL: cannot put swap on zram"; exit 1; }
 echo never >/sys/kernel/mm/transparent_hugepage/enabled
 echo n >/sys/kernel/mm/lru_gen/enabled
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control
