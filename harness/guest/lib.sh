@@ -101,6 +101,15 @@ zram_swap() {
 aws_stat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' /proc/anon_workingset; }
 # cg_stat NAME KEY: exact value of KEY in cgroup NAME's memory.stat (flushed on read)
 cg_stat() { awk -v k="$2" '$1 == k { print $2 }' "/sys/fs/cgroup/$1/memory.stat"; }
+# memcg_stats_flushed: wait until memory.stat holds every update made
+# before the call.  Reading it flushes the per-CPU deltas only past a
+# threshold (6.12: 64 updates per CPU), so a count read right after a run
+# can lag by a few (seen: 2 activations on the debug 6.12 kernel); the
+# kernel's periodic flush (every 2 s, a deferrable timer: the short sleeps
+# give it wakeups to run on) folds in all of them.
+memcg_stats_flushed() {
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 0.25; done
+}
 
 mod_load() { lsmod | grep -q '^anon_workingset ' || insmod "$AWS_MOD" "$@"; }
 mod_unload() { ! lsmod | grep -q '^anon_workingset ' || rmmod anon_workingset; }

@@ -52,6 +52,7 @@ shm_readback() {
 	local r0 in0
 	r0=$(cg_stat "$1" workingset_refault_anon) in0=$(vmstat pswpin)
 	cat "$SHM/$1" >/dev/null
+	memcg_stats_flushed
 	echo "$(($(cg_stat "$1" workingset_refault_anon) - r0)) $(($(vmstat pswpin) - in0))"
 }
 shm_drop() { rm -f "$SHM/$1"; rmdir "$CG/$1"; }

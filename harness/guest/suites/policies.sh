@@ -306,6 +306,7 @@ far_run() { # far_run POLICY -> "refaults activations quiet memcg_activate"
 	mkdir -p $cg && echo 32M >$cg/memory.max
 	(echo $BASHPID >$cg/cgroup.procs && exec aws-loop --size 48M --loops $FAR_LOOPS) \
 		>/tmp/far.out 2>&1
+	memcg_stats_flushed
 	echo "$(aws_stat refaults) $(aws_stat activations) $(aws_stat quiet_activations)" \
 		"$(cg_stat far workingset_activate_anon)"
 	rmdir $cg
