@@ -7,7 +7,8 @@ the runner's documentation gives, with its exit status: a kernel problem
 wins over everything, then a timeout, a dead QEMU, a guest that never
 finished, a failed job script, failed or missing cases; only the rest is
 ok.  Also: the debug kernel's time is scaled once, and the guest is told
-the factor; a QEMU that outlives its limit is killed, and quickly; `total`
+the factor; a debug 6.12 guest gets that kernel's reserve on top of the
+memory it asks for; a QEMU that outlives its limit is killed, and quickly; `total`
 sums verdicts and counts a run without one as failed.  No guest boots:
 QEMU is replaced by a shell.  make test runs it with the unit tests.
 """
@@ -164,6 +165,18 @@ with contextlib.redirect_stdout(out):
     runner.total([os.path.join(TMP, "runs", n) for n in ("t1", "t2", "none")])
 case("total_sums_verdicts_and_fails_a_missing_one", out.getvalue().split() == ["8", "3", "1"],
      "printed %r, expected '8 3 1'" % out.getvalue().strip())
+
+# the debug 6.12 kernel's guests are sized to keep what the default one's do;
+# every other guest gets what it asked for
+kver = runner.KVER
+runner.KVER = "6.12"
+got = [runner.guest_mem(m, v) for m, v in (("128M", "debug"), ("256M", "debug"),
+                                          ("1G", "debug"), ("256M", "default"))]
+runner.KVER = "6.1"
+got.append(runner.guest_mem("256M", "debug"))
+runner.KVER = kver
+case("debug_6_12_guests_get_the_debug_reserve_on_top",
+     got == ["224M", "376M", "1248M", "256M", "256M"], "got %s" % got)
 
 print("KTAP version 1")
 print("1..%d" % len(results))
