@@ -472,8 +472,9 @@ def boot(a):
         f.write(" ".join(argv) + "\n")
     v = Verdict(name=name, job=a.job, variant=a.variant, timeout=limit(a.timeout, a.variant),
                 suites=a.suites.split() if a.suites else [])
-    mem = a.mem if guest_mem(a.mem, a.variant) == a.mem else "%s (for %s)" % (
-        guest_mem(a.mem, a.variant), a.mem)
+    mem = guest_mem(a.mem, a.variant)
+    if mem != a.mem:
+        mem += " (for %s)" % a.mem
     print("   guest: job=%s accel=%s%s mem=%s cpus=%d swap=%s timeout=%ds log=%s"
           % (a.job, argv[2], " icount=" + a.icount if a.icount else "", mem, a.cpus,
              a.swap, v.timeout, shown(os.path.join(run, "console.log"))),
