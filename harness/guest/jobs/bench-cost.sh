@@ -25,6 +25,7 @@
 # measured here in us, vmstat deltas, the cgroup's reclaim counts, its
 # RESULT line) and info.txt.
 . "$AWS_TOOLS/guest/lib.sh"
+. "$AWS_TOOLS/guest/lib-bpf.sh"
 
 OUT=/tmp/results
 CG=/sys/fs/cgroup/aws-cost
@@ -76,41 +77,21 @@ active_policy() {
 # On 6.12 the BPF policies too (the tools disk's bpf/, userspace/bpf/):
 # each is attached by its loader when first needed, and stays attached
 # (listed, not selected: it costs nothing) until the module unloads.
-BPFDIR=$AWS_TOOLS/bpf
-BPF_POLS=""
-if [ -x "$BPFDIR/aws-bpf-load" ]; then
-	for f in "$BPFDIR"/*.bpf.o; do
-		f=${f##*/}
-		[[ $f == refused-* ]] || BPF_POLS+="${BPF_POLS:+ }${f%.bpf.o}"
-	done
-fi
-declare -A BPF_PID
-bpf_attach() {
-	local i
-	[ -z "${BPF_PID[$1]:-}" ] || return 0
-	"$BPFDIR/aws-bpf-load" "$BPFDIR/$1.bpf.o" >"/tmp/bpf-$1.out" 2>&1 &
-	BPF_PID[$1]=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q '^attached ' "/tmp/bpf-$1.out" && return 0
-		kill -0 "${BPF_PID[$1]}" 2>/dev/null || break
-		sleep 0.1
-	done
+BPF_POLS=$(bpf_policies)
+# bpf_policy NAME: attach NAME if it is not attached yet.
+bpf_policy() {
+	[ -z "${BPF_LOADER[$1]:-}" ] || return 0
+	bpf_attach "$1" "$1.bpf.o" && return 0
 	echo "# bench-cost: cannot attach $1: $(cat "/tmp/bpf-$1.out")"
 	return 1
 }
-# bpf_detach_all: stop every loader, then wait until the module may go
-# (the links' maps are freed after a grace period).
+# bpf_detach_all: stop every loader, then wait until the module may go.
 bpf_detach_all() {
-	local n i
-	for n in "${!BPF_PID[@]}"; do
-		kill -TERM "${BPF_PID[$n]}" 2>/dev/null
-		wait "${BPF_PID[$n]}"
-		unset "BPF_PID[$n]"
+	local n
+	for n in "${!BPF_LOADER[@]}"; do
+		bpf_stop "$n" TERM
 	done
-	for ((i = 0; i < 100; i++)); do
-		[ "$(cat /sys/module/anon_workingset/refcnt 2>/dev/null || echo 0)" = 0 ] && return 0
-		sleep 0.1
-	done
+	bpf_module_idle
 }
 
 # setup CONF: nomod = module unloaded; anything else is a policy name
@@ -122,7 +103,7 @@ setup() {
 	fi
 	mod_loaded || insmod "$AWS_MOD" || return 1
 	if [[ " $BPF_POLS " == *" $1 "* ]]; then
-		bpf_attach "$1" || return 1
+		bpf_policy "$1" || return 1
 	fi
 	echo "$1" >"$AWS_PARAMS/policy" || return 1
 	[ "$(active_policy)" = "$1" ]

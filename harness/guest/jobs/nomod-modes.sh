@@ -24,13 +24,13 @@
 # Each run's line: swap-ins and activations (vmstat deltas), and the kernel
 # threads that were switched to during it, with how often.
 . "$AWS_TOOLS/guest/lib.sh"
+. "$AWS_TOOLS/guest/lib-bpf.sh"
 
 OUT=/tmp/results
 CG=/sys/fs/cgroup/aws-cost
-BPFDIR=$AWS_TOOLS/bpf
 STEPS=${AWS_ARGS:-sleeper modonly attach attachrun attachwait}
 
-[ -x "$BPFDIR/aws-bpf-load" ] || { echo "# nomod-modes: FATAL: no BPF loader (6.12 only)"; exit 1; }
+[ -x "$AWS_BPF/aws-bpf-load" ] || { echo "# nomod-modes: FATAL: no BPF loader (6.12 only)"; exit 1; }
 zram_swap 1G || { echo "# nomod-modes: FATAL: cannot put swap on zram"; exit 1; }
 echo never >/sys/kernel/mm/transparent_hugepage/enabled
 echo n >/sys/kernel/mm/lru_gen/enabled
@@ -65,27 +65,16 @@ run() {
 	echo "# nomod-modes: $tag pswpin $((i1 - i0)) pgactivate $((a1 - a0)) kthreads $k"
 }
 
-BP=
 # attach POLICY: start its loader, return once it has attached
 attach() {
-	local i
-	"$BPFDIR/aws-bpf-load" "$BPFDIR/$1.bpf.o" >"/tmp/bpf-$1.out" 2>&1 &
-	BP=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q '^attached ' "/tmp/bpf-$1.out" && return 0
-		sleep 0.1
-	done
+	bpf_attach "$1" "$1.bpf.o" && return 0
 	echo "# nomod-modes: cannot attach $1: $(cat "/tmp/bpf-$1.out")"
 	return 1
 }
 # detach_unload: stop the loader, wait until the module may go, rmmod
 detach_unload() {
-	local i
-	kill -TERM "$BP" && wait "$BP"
-	for ((i = 0; i < 100; i++)); do
-		[ "$(cat /sys/module/anon_workingset/refcnt)" = 0 ] && break
-		sleep 0.1
-	done
+	bpf_stop bdetect TERM
+	bpf_module_idle
 	rmmod anon_workingset
 }
 
