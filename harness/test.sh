@@ -220,8 +220,11 @@ else
 		# flips enough to walk every ordered pair of policies once
 		guest test-b 512M 900 "" AWS_CYCLES=8,AWS_FLIPS=pairs,AWS_LIMIT_MB=16
 		negative_guest
-		# 6.12's BPF policies (6.1 has no struct_ops in module BTF); the
-		# debug kernel's reserves leave too little of 256M, and it OOMs
+		# 6.12's BPF policies (6.1 has no struct_ops in module BTF).  The
+		# debug kernel asks for 512M: asked for 256M (376M with its
+		# reserve) it ran short under this suite's traced windows: the
+		# root memcg's events showed under both siblings' policies and
+		# the counters moved past their tolerance (docs/bpf.md)
 		[ "$AWS_KVER" = 6.1 ] || guest test-bpf "$([ "$VARIANT" = debug ] && echo 512M || echo 256M)" 600 "" ""
 	} &
 	wait $lane1 $!

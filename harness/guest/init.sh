@@ -23,18 +23,21 @@ echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
 # The kernel command line names the job (aws.job=) and how slow this
 # kernel is (aws.slow=N: it needs N times the default kernel's time; the
-# host's runner sets it, run-suites.sh scales each suite's budget by it).
+# host's runner sets it, run-suites.sh scales each suite's budget by it)
+# and the memory the guest was asked for (aws.mem=NM: the runner gives a
+# debug 6.12 guest more, so that it keeps what the default kernel's does).
 # The last aws.NAME=VALUE word wins.  Builtins only: every fork costs tens
 # of milliseconds under TCG.
 read -r -a words </proc/cmdline
-JOB='' AWS_SLOW=1
+JOB='' AWS_SLOW=1 AWS_MEM_ASKED=''
 for w in "${words[@]}"; do
 	case $w in
 	aws.job=*) JOB=${w#aws.job=} ;;
 	aws.slow=[1-9]) AWS_SLOW=${w#aws.slow=} ;;
+	aws.mem=[1-9]*M) AWS_MEM_ASKED=${w#aws.mem=} ;;
 	esac
 done
-export AWS_JOB=$JOB AWS_SLOW
+export AWS_JOB=$JOB AWS_SLOW AWS_MEM_ASKED
 
 # Everything else the host hands this boot (harness/boot/runner.py) is a tar
 # archive at the start of the results disk, which the job's own results

@@ -24,34 +24,13 @@
 #    running policy in place.
 . "$AWS_TOOLS/guest/lib.sh"
 . "$AWS_TOOLS/guest/lib-trace.sh"
+. "$AWS_TOOLS/guest/lib-bpf.sh"
 
-BPF=$AWS_TOOLS/bpf
-LOAD=$BPF/aws-bpf-load
+LOAD=$AWS_BPF/aws-bpf-load
 CG=/sys/fs/cgroup
 LIMIT=35M
 THRASH=(aws-thrash --cold 64M --hot1 20M --cold-slice 24M --hot2 6M --rounds 1)
 
-# loader_start NAME OBJ [ARGS...]: start the loader of OBJ in the
-# background (pid in LOADER[NAME], output in /tmp/NAME.out) and wait up to
-# 30 s for it to attach; fails if it exits first.
-declare -A LOADER
-loader_start() {
-	local name=$1 obj=$2 i
-	shift 2
-	"$LOAD" "$@" "$BPF/$obj" >"/tmp/$name.out" 2>&1 &
-	LOADER[$name]=$!
-	for ((i = 0; i < 300; i++)); do
-		grep -q '^attached ' "/tmp/$name.out" && return 0
-		kill -0 "${LOADER[$name]}" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-# loader_stop NAME SIGNAL: signal the loader and wait for it; its status.
-loader_stop() {
-	kill "-$2" "${LOADER[$1]}" 2>/dev/null
-	wait "${LOADER[$1]}"
-}
 # listed NAME: the policy parameter lists NAME.
 listed() { tr -d '[]' <"$AWS_PARAMS/policy" | tr ' ' '\n' | grep -qx "$1"; }
 # gone NAME: wait up to 10 s for NAME to leave the list.
@@ -73,7 +52,7 @@ workload() {
 mod_unload
 insmod "$AWS_MOD" policy=detect || bail insmod "insmod policy=detect failed"
 [ -x "$LOAD" ] || bail bpf_tools_present "$LOAD missing from the tools disk"
-if "$BPF/bpftool" btf dump file /sys/kernel/btf/anon_workingset format c 2>/dev/null |
+if "$AWS_BPF/bpftool" btf dump file /sys/kernel/btf/anon_workingset format c 2>/dev/null |
 	grep -q '^struct aws_bpf_ops {'; then
 	ok "struct_ops_type_in_module_btf # struct aws_bpf_ops"
 else
@@ -88,8 +67,8 @@ echo stock >$CG/bpfctl/memory.anon_ws_policy
 echo $$ >$CG/bpfctl/cgroup.procs || diag "cannot move the suite's shell to $CG/bpfctl"
 
 # --- attach, list, select --------------------------------------------------
-loader_start bdetect bdetect.bpf.o || bail bdetect_attaches "$(cat /tmp/bdetect.out)"
-ok "bdetect_attaches # $(head -n 1 /tmp/bdetect.out)"
+bpf_attach bdetect bdetect.bpf.o || bail bdetect_attaches "$(cat /tmp/bpf-bdetect.out)"
+ok "bdetect_attaches # $(head -n 1 /tmp/bpf-bdetect.out)"
 mkdir $CG/bpfsel
 if listed bdetect && grep -qw bdetect $CG/bpfsel/memory.anon_ws_policy &&
 	[ "$(get_policy)" = detect ]; then
@@ -98,7 +77,7 @@ else
 	fail bdetect_listed "policy: $(cat "$AWS_PARAMS/policy"), cgroup: $(cat $CG/bpfsel/memory.anon_ws_policy)"
 fi
 rmdir $CG/bpfsel
-"$LOAD" "$BPF/bdetect.bpf.o" >/tmp/bdetect2.out 2>&1
+"$LOAD" "$AWS_BPF/bdetect.bpf.o" >/tmp/bdetect2.out 2>&1
 rc=$?
 if [ $rc = 1 ] && grep -q 'File exists' /tmp/bdetect2.out; then
 	ok "same_name_refused # $(grep -m1 'refused' /tmp/bdetect2.out)"
@@ -148,11 +127,12 @@ for k in "${!TOL[@]}"; do
 	[ $diff -le "${TOL[$k]}" ] || off+=" $k (by $diff > ${TOL[$k]})"
 done
 line+=" activations $(delta activations)/${BD_D[activations]} (not compared)"
-# TOL holds in the guest size it was measured in: the debug kernel needs
-# twice that (harness/test.sh), and there the case is a listed skip.
-if [ "$(meminfo_kb MemTotal)" -gt $((300 << 10)) ]; then
-	skip bdetect_counters_like_detect "TOL was measured in a 256M guest, this one has" \
-		"$(($(meminfo_kb MemTotal) >> 10))M of RAM (detect/bdetect:$line)"
+# TOL holds in the guest it was measured in, asked for 256M (aws.mem=) on
+# the default kernel.  The debug kernel's guest asks for 512M
+# (harness/test.sh says why), and there the case is a listed skip.
+if [ "${AWS_MEM_ASKED:-}" != 256M ]; then
+	skip bdetect_counters_like_detect "TOL was measured in a guest asked for 256M, this one" \
+		"was asked for ${AWS_MEM_ASKED:-an unknown size} (detect/bdetect:$line)"
 elif [ -z "$off" ] && [ "${BD_D[activations]}" -gt 0 ]; then
 	ok "bdetect_counters_like_detect # detect/bdetect:$line"
 else
@@ -173,11 +153,11 @@ if [ -n "$kinds_b" ] && [ "$kinds_b" = "$kinds_c" ] && [ "${BD_E[refault]:-0}" =
 else
 	fail bdetect_events_like_detect "kinds '$kinds_b' vs detect's '$kinds_c'; events/counters: $sums"
 fi
-loader_stop bdetect TERM
+bpf_stop bdetect TERM
 gone bdetect || diag "bdetect still listed after its loader stopped"
 
 # --- bexample: every other long refault ----------------------------------------
-loader_start bexample bexample.bpf.o -g || diag "bexample: $(cat /tmp/bexample.out)"
+bpf_attach bexample bexample.bpf.o -g || diag "bexample: $(cat /tmp/bpf-bexample.out)"
 record_window workload bpfx || diag "trace-cmd start/extract failed"
 if [ "$(get_policy)" = bexample ] && [ "${E[policy_bexample_aws_refault]:-0}" -gt 0 ]; then
 	ok "bexample_runs # ${E[policy_bexample_aws_refault]} refaults judged, $(delta activations) activated"
@@ -196,7 +176,7 @@ if [ "$long" -gt 100 ] && [ ${d#-} -le "$nl" ]; then
 else
 	fail bexample_admits_every_other_long_refault "$long_in of $long long refaults activated ($nl lruvecs)"
 fi
-loader_stop bexample TERM
+bpf_stop bexample TERM
 rc=$?
 expect bexample_detaches_to_previous "exit $rc, policy" "$(get_policy)" = detect
 
@@ -205,7 +185,7 @@ mkdir $CG/bpfs1 $CG/bpfs2
 echo $LIMIT >$CG/bpfs1/memory.max
 echo $LIMIT >$CG/bpfs2/memory.max
 echo detect >$CG/bpfs2/memory.anon_ws_policy
-loader_start bs bdetect.bpf.o -c $CG/bpfs1 || diag "bdetect: $(cat /tmp/bs.out)"
+bpf_attach bs bdetect.bpf.o -c $CG/bpfs1 || diag "bdetect: $(cat /tmp/bpf-bs.out)"
 siblings() {
 	local a
 	(echo $BASHPID >$CG/bpfs1/cgroup.procs && exec "${THRASH[@]}" >/dev/null 2>&1) &
@@ -224,7 +204,7 @@ else
 	fail siblings_bpf_and_c "bdetect ${E[policy_bdetect_aws_refault]:-0} refaults (memcg $mb)," \
 		"detect ${E[policy_detect_aws_refault]:-0} (memcg $md), both: ${both:-none}"
 fi
-loader_stop bs TERM
+bpf_stop bs TERM
 gone bdetect
 rmdir $CG/bpfs1 $CG/bpfs2
 
@@ -232,7 +212,7 @@ rmdir $CG/bpfs1 $CG/bpfs2
 mkdir $CG/bpfk
 echo $LIMIT >$CG/bpfk/memory.max
 echo protect >$CG/bpfk/memory.anon_ws_policy
-loader_start bk bdetect.bpf.o -c $CG/bpfk || diag "bdetect: $(cat /tmp/bk.out)"
+bpf_attach bk bdetect.bpf.o -c $CG/bpfk || diag "bdetect: $(cat /tmp/bpf-bk.out)"
 before=$(cg_policy bpfk)
 old0=$(aws_stat refaults_old_epoch)
 (echo $BASHPID >$CG/bpfk/cgroup.procs && exec aws-thrash --cold 64M --hot1 20M --cold-slice 24M \
@@ -245,7 +225,7 @@ for ((i = 0; i < 600; i++)); do
 	sleep 0.1
 done
 diag "killing the loader with $(($(cat $CG/bpfk/memory.swap.current) >> 20))M of bpfk in swap"
-loader_stop bk KILL
+bpf_stop bk KILL
 gone bdetect
 after=$(cg_policy bpfk)
 wait $wl
@@ -262,7 +242,7 @@ rmdir $CG/bpfk
 
 # The global policy, and rmmod while attached.
 set_policy detect
-loader_start bg bdetect.bpf.o -g || true
+bpf_attach bg bdetect.bpf.o -g || true
 g=$(get_policy)
 if rmmod anon_workingset 2>/tmp/rmmod.err; then
 	fail rmmod_refused_while_attached "rmmod succeeded with bdetect attached"
@@ -270,13 +250,13 @@ if rmmod anon_workingset 2>/tmp/rmmod.err; then
 else
 	ok "rmmod_refused_while_attached # $(cat /tmp/rmmod.err)"
 fi
-loader_stop bg TERM
+bpf_stop bg TERM
 rc=$?
 if [ "$g" = bdetect ] && [ $rc = 0 ] && gone bdetect && [ "$(get_policy)" = detect ] &&
-	grep -q '^detached bdetect' /tmp/bg.out; then
+	grep -q '^detached bdetect' /tmp/bpf-bg.out; then
 	ok "sigterm_hands_global_back # bdetect -> $(get_policy), loader exit $rc"
 else
-	fail sigterm_hands_global_back "global $g -> $(get_policy), loader exit $rc: $(tail -n 1 /tmp/bg.out)"
+	fail sigterm_hands_global_back "global $g -> $(get_policy), loader exit $rc: $(tail -n 1 /tmp/bpf-bg.out)"
 fi
 
 # --- refusals ------------------------------------------------------------------
@@ -286,7 +266,7 @@ refused() {
 	local case=$1 text=$2 list rc said
 	list=$(cat "$AWS_PARAMS/policy")
 	dmesg -C
-	"$LOAD" "$BPF/refused-$case.bpf.o" >"/tmp/refused-$case.out" 2>&1
+	"$LOAD" "$AWS_BPF/refused-$case.bpf.o" >"/tmp/refused-$case.out" 2>&1
 	rc=$?
 	said=$( { cat "/tmp/refused-$case.out"; dmesg; } | grep -m1 -F -- "$text")
 	if [ $rc = 1 ] && [ -n "$said" ] && [ "$(cat "$AWS_PARAMS/policy")" = "$list" ]; then
@@ -295,11 +275,11 @@ refused() {
 		fail "refused_$case" "loader exit $rc, wanted '$text': $(grep -v '^[0-9]*: ' "/tmp/refused-$case.out" | tail -n 3 | xargs)"
 	fi
 }
-loader_start good refused-good.bpf.o || true
-if listed refused && loader_stop good TERM && gone refused; then
+bpf_attach good refused-good.bpf.o || true
+if listed refused && bpf_stop good TERM && gone refused; then
 	ok "refused_control_attaches # the same program without its fault attaches and detaches"
 else
-	fail refused_control_attaches "$(cat /tmp/good.out)"
+	fail refused_control_attaches "$(cat /tmp/bpf-good.out)"
 fi
 refused oob_read "access beyond struct aws_bpf_state at off 64 size 8"
 refused oob_write "write beyond aws_bpf_state.words"
