@@ -17,7 +17,7 @@
 # C 19 s, B 90 s and the negative guest 13 s; on 6.12 A 203 s and C 31 s,
 # B 191 s, negative 14 s and BPF 89 s).
 # Which suites each guest runs, and how many cases each must emit, is
-# harness/boot/manifest's (test-a: module, workloads, policies, fidelity;
+# harness/boot/manifest's (test-a: module, workloads, policies, fidelity, clocks;
 # test-b: filerule, reliability at make-test size, tracing, hostile, cgroups,
 # whose two 48M fills need more room than 256M leave the debug kernel; test-c:
 # harness, nomemcg; test-bpf, 6.12 only: bpf; the stress suite runs in

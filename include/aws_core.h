@@ -63,12 +63,23 @@
  *   eviction_bits             clock >> bucket_order, truncated
  *   tag_bits                  the framework's tag (0 bits unless reserved)
  *
- * The module reserves the top 8 of the stamp's bits for a tag that says
- * which policy stamped the shadow and in which switch epoch (see
- * module/aws_hooks.c), so that a shadow is judged by the policy and on the
- * clock that stamped it.  A stock shadow has 0 there until its clock passes
- * 2^28 buckets; one that is older than that reads as a tag, which costs at
- * worst one needless activation, like any aliased shadow below.
+ * Two kinds of shadow share that layout, and the module stamps both: while
+ * it is registered, every shadow in the swap caches is one it wrote (load
+ * sweeps the ones it did not, unload sweeps its own before the stock code
+ * stamps again).  The top bit of the stamp field tells them apart:
+ *
+ *   1  a policy's shadow: below the kind bit a tag (which policy stamped
+ *      it, in which switch epoch; module/aws_hooks.c), then the stamp of
+ *      that policy's clock, tag_bits fewer bits wide;
+ *   0  a stock shadow: what workingset_eviction() would store, stamped on
+ *      the shared clock, with its stamp's top bit cleared.  A refault puts
+ *      the bit back (aws_stamp_extend()) before the stock code judges it.
+ *
+ * Nothing else can be read as a tag: a shadow stamped by anything but the
+ * module never reaches it, at any clock value and across a wrap of the
+ * clock.  The cost is one stamp bit for stock shadows: a stock refault
+ * more than 2^(eviction_bits - 1) buckets after its eviction aliases to a
+ * shorter distance, where stock aliases after 2^eviction_bits.
  *
  * With 63 value bits, 10 node bits and 16 memcg bits, 36 bits are left for
  * the timestamp. Machines with more than 2^36 pages would lap that range
@@ -369,6 +380,35 @@ aws_refault_distance(const struct aws_shadow_layout *l, unsigned long now,
 
 	delta = (now >> l->bucket_order) - (eviction >> l->bucket_order);
 	return (delta & l->eviction_mask) << l->bucket_order;
+}
+
+/*
+ * The full clock value a @stamp truncated to @l's width stands for: the
+ * latest one, not after @now, that truncates to it (both unshifted). Exact
+ * for every stamp less than 2^eviction_bits buckets old, across a wrap of
+ * the clock too; an older one aliases, as any stamp does.
+ */
+static inline unsigned long
+aws_stamp_extend(const struct aws_shadow_layout *l, unsigned long now,
+		 unsigned long stamp)
+{
+	unsigned long back = aws_refault_distance(l, now, stamp) >>
+			     l->bucket_order;
+
+	return ((now >> l->bucket_order) - back) << l->bucket_order;
+}
+
+/*
+ * The kind bit of a shadow value: the top bit of the stamp field of @raw,
+ * the layout with no tag.
+ */
+static inline bool aws_shadow_kind(const struct aws_shadow_layout *raw,
+				   unsigned long value)
+{
+	unsigned int top = 1 + raw->node_bits + raw->memcg_bits +
+			   raw->eviction_bits - 1;
+
+	return (value >> top) & 1;
 }
 
 /* The LRU sizes of one lruvec, as a refault decision sees them. */

@@ -53,17 +53,23 @@ struct aws_run {
 #define AWS_NR_RUNS	(aws_nr_policies + AWS_BPF_SLOTS)
 
 /*
- * The tag in a module shadow's top bits (include/aws_core.h): the
- * index + 1 of the policy that stamped it (0: not ours, stock's) and the
- * switch epoch it was stamped in (1..15, one step per switch).
+ * The tag in a policy shadow's top bits (include/aws_core.h): the kind bit
+ * (1), the switch epoch it was stamped in (1..7, one step per switch) and
+ * the index + 1 of the policy that stamped it.
  */
 #define AWS_TAG_POLICY_BITS	4
-#define AWS_TAG_EPOCH_BITS	4
-#define AWS_TAG_BITS		(AWS_TAG_POLICY_BITS + AWS_TAG_EPOCH_BITS)
+#define AWS_TAG_EPOCH_BITS	3
+#define AWS_TAG_BITS		(1 + AWS_TAG_EPOCH_BITS + AWS_TAG_POLICY_BITS)
+#define AWS_TAG_KIND		(1UL << (AWS_TAG_BITS - 1))
 #define AWS_EPOCHS		((1U << AWS_TAG_EPOCH_BITS) - 1)
 
 extern struct aws_run *aws_runs;
-extern struct aws_shadow_layout aws_layout;
+/*
+ * The shadow layouts (include/aws_core.h): policy shadows, stock shadows as
+ * the module stores them (one tag bit, the kind, 0) and as the stock code
+ * reads them (no tag), with the stock bucket_order.
+ */
+extern struct aws_shadow_layout aws_layout, aws_stock_layout, aws_raw_layout;
 void aws_state_claim(struct mem_cgroup *memcg);
 
 /* aws_switch.c */
@@ -74,6 +80,7 @@ extern unsigned int aws_ratio;
 extern bool aws_live;
 extern bool aws_exiting;
 extern bool aws_sweeping;
+extern bool aws_handed_over;
 extern unsigned int aws_epoch;
 unsigned int aws_policy_index(const struct aws_policy *p);
 unsigned int aws_run_find(const char *buf, size_t len);

@@ -53,6 +53,20 @@ static atomic_long_t *aws_lruvec_clock(struct aws_run *r,
 			      lruvec_pgdat(lruvec)->node_id);
 }
 
+/*
+ * A test kernel may start every clock far from 0, where a long-running host
+ * has them (anon_ws_clock_start=, CONFIG_ANON_WS_HOOKS_DEBUG).
+ */
+static void aws_clock_start(atomic_long_t *clock)
+{
+#ifdef CONFIG_ANON_WS_HOOKS_DEBUG
+	size_t i, n = (size_t)(AWS_MEMCG_ID_MAX + 1) * nr_node_ids;
+
+	for (i = 0; anon_ws_clock_start && i < n; i++)
+		atomic_long_set(&clock[i], anon_ws_clock_start);
+#endif
+}
+
 /* The clocks of every AWS_CLOCK_ANON policy of @runs. */
 int aws_clock_init(struct aws_run *runs, unsigned int nr)
 {
@@ -66,6 +80,7 @@ int aws_clock_init(struct aws_run *runs, unsigned int nr)
 						   sizeof(atomic_long_t)));
 		if (!runs[i].clock)
 			return -ENOMEM;
+		aws_clock_start(runs[i].clock);
 	}
 	return 0;
 }

@@ -9,8 +9,9 @@
  * lruvecs and memcgs into the plain numbers a policy sees, finding its
  * private state, stamping, reading and ageing the clocks, the vmstat
  * events, the counters.  Under the stock policy every hook declines,
- * except that a swap-in during a policy switch drops its shadow (see
- * aws_switch.c).
+ * except two: a swap-in during a policy switch drops its shadow (see
+ * aws_switch.c), and the module writes every swap shadow, stock's too,
+ * so that it never reads one it did not write (include/aws_core.h).
  *
  * Who judges a refault.  Every decision about a folio is its policy's (the
  * policy of the cgroup it is charged to), but a refault is judged by the
@@ -18,8 +19,9 @@
  * shadow's tag names it.  A page can be evicted under one policy and
  * swapped in under another -- its cgroup was deleted, or its task moved,
  * or a cgroup's policy changed (which sweeps) -- and only the stamping
- * policy can read its stamp.  A shadow without our tag is stock's (its
- * cgroup runs a policy that leaves stock's shadows), and stock judges it.
+ * policy can read its stamp.  A shadow of the stock kind (its cgroup runs
+ * a policy that leaves stock's shadows) goes back to the stock code, in
+ * the stock format, and stock judges it.
  *
  * Context (see include/linux/anon_ws_hooks.h): every hook runs inside the
  * RCU read section the hook site opens; on_evict additionally runs under
@@ -76,10 +78,18 @@ static struct aws_run *aws_lruvec_run(struct lruvec *lruvec,
 	return aws_run_of(lruvec_memcg(lruvec), ratio);
 }
 
-static bool aws_switching(void)
+/*
+ * Whether a switch is in progress, and the epoch to judge shadows in.
+ * Pairs with aws_switch_begin(), which writes in the opposite order: the
+ * policy and the handover were read first, and who reads a new epoch
+ * reads the flag that came before it, so a switch that starts meanwhile
+ * drops the shadow instead of failing its epoch check.
+ */
+static bool aws_switching(unsigned int *epoch)
 {
-	/* Pairs with aws_switch_begin(): the policy was read first. */
-	smp_rmb();
+	smp_rmb();	/* the policy and the handover before the epoch */
+	*epoch = READ_ONCE(aws_epoch);
+	smp_rmb();	/* the epoch before the flag */
 	return READ_ONCE(aws_sweeping);
 }
 
@@ -230,38 +240,81 @@ static void aws_refault(struct aws_run *r, struct folio *folio,
 	}
 }
 
-/* The tag of a shadow stamped by @r now. */
+/* The tag of a shadow stamped by @r now: kind, epoch, policy. */
 static unsigned long aws_tag(struct aws_run *r)
 {
 	/* Pairs with aws_switch_begin(): a new policy's stamps, new epoch */
 	smp_rmb();
-	return (unsigned long)READ_ONCE(aws_epoch) << AWS_TAG_POLICY_BITS |
+	return AWS_TAG_KIND |
+	       (unsigned long)READ_ONCE(aws_epoch) << AWS_TAG_POLICY_BITS |
 	       (r - aws_runs + 1);
 }
 
-static bool aws_swapin(struct folio *folio, void *shadow)
+/*
+ * A stock shadow as the module stores it, in the stock code's format: its
+ * stamp's top bit put back from the shared clock it was stamped on
+ * (include/aws_core.h).  One whose memcg is gone is handed on as it is:
+ * the stock code drops it unread.
+ */
+static void *aws_stock_shadow(unsigned long value)
+{
+	struct mem_cgroup *memcg;
+	struct lruvec *lruvec;
+	struct aws_shadow s;
+
+	aws_unpack_shadow(&aws_stock_layout, value, &s);
+	if (s.nid >= nr_node_ids || !node_online(s.nid)) {
+		aws_count(AWS_REFAULTS_STALE, 1);
+		return NULL;
+	}
+	memcg = mem_cgroup_from_id(s.memcgid);
+	if (!mem_cgroup_disabled() && !memcg)
+		return xa_mk_value(value);
+	lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(s.nid));
+	s.eviction = aws_stamp_extend(&aws_stock_layout,
+				      atomic_long_read(&lruvec->nonresident_age),
+				      s.eviction);
+	s.tag = 0;
+	return xa_mk_value(aws_pack_shadow(&aws_raw_layout, &s));
+}
+
+/*
+ * A swap-in found *@shadow (or none).  A policy shadow is judged by the
+ * policy that stamped it; a stock one goes back to the stock code in its
+ * own format.  Once unloading has handed over, every shadow is the stock
+ * code's own.
+ */
+static bool aws_swapin(struct folio *folio, void **shadowp)
 {
 	struct aws_run *r = aws_folio_run(folio);
+	bool handed_over = READ_ONCE(aws_handed_over);
 	const struct aws_policy *p = r->policy;
 	unsigned long nr = folio_nr_pages(folio);
-	unsigned int stamper = 0, epoch = 0;
+	unsigned int stamper = 0, epoch = 0, now_epoch;
+	void *shadow = *shadowp;
+	bool stock_kind = false;
 	struct aws_shadow s;
 	struct aws_folio f;
 
-	if (shadow && aws_switching()) {
+	if (shadow && aws_switching(&now_epoch)) {
 		/* Maybe stamped with the old clock: judge nothing. */
 		aws_count(AWS_REFAULTS_DROPPED, nr);
-		shadow = NULL;
-		if (r->stock)
+		*shadowp = shadow = NULL;
+		if (r->stock || handed_over)
 			return true;
 	}
-	if (shadow) {
+	if (handed_over)
+		return false;
+	if (shadow && !aws_shadow_kind(&aws_raw_layout, xa_to_value(shadow))) {
+		stock_kind = true;
+		*shadowp = aws_stock_shadow(xa_to_value(shadow));
+	} else if (shadow) {
 		aws_unpack_shadow(&aws_layout, xa_to_value(shadow), &s);
 		stamper = s.tag & ((1U << AWS_TAG_POLICY_BITS) - 1);
-		epoch = s.tag >> AWS_TAG_POLICY_BITS;
+		epoch = (s.tag & ~AWS_TAG_KIND) >> AWS_TAG_POLICY_BITS;
 	}
-	/* No shadow of ours: stock stamped it, stock judges it. */
-	if (r->stock && (!shadow || !stamper))
+	/* No policy shadow: stock stamped it, stock judges it. */
+	if (r->stock && (!shadow || stock_kind))
 		return false;
 	if (!r->stock) {
 		f = aws_describe(folio);
@@ -275,10 +328,14 @@ static bool aws_swapin(struct folio *folio, void *shadow)
 	}
 	if (!shadow)
 		return true;
-	if (!stamper || stamper > AWS_NR_RUNS)
+	if (stock_kind)
 		return false;
-	if (epoch != READ_ONCE(aws_epoch) ||
-	    !READ_ONCE(aws_runs[stamper - 1].live)) {
+	if (!stamper || stamper > AWS_NR_RUNS) {
+		/* Not a tag we write: never judge it. */
+		aws_count(AWS_REFAULTS_STALE, nr);
+		return true;
+	}
+	if (epoch != now_epoch || !READ_ONCE(aws_runs[stamper - 1].live)) {
 		/* A switch swept its epoch: the protocol failed. */
 		aws_count(AWS_REFAULTS_OLD_EPOCH, nr);
 		return true;
@@ -291,18 +348,27 @@ static bool aws_swapin(struct folio *folio, void *shadow)
 	return true;
 }
 
+/*
+ * Every swap-cache eviction leaves the shadow the module wrote: a policy
+ * shadow, or for a policy that declines the decision the stock one, of
+ * the stock kind (include/aws_core.h), stamped and aged as
+ * workingset_eviction() does.  Once unloading has handed over, the stock
+ * code stamps again.
+ */
 static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 		      void **shadow)
 {
-	struct aws_run *r = aws_folio_run(folio);
-	const struct aws_policy *p = r->policy;
+	struct aws_run *r;
+	const struct aws_policy *p;
 	struct aws_folio f;
 	struct pglist_data *pgdat;
 	struct lruvec *lruvec;
 	struct aws_shadow s;
 
-	if (!p->evict)
+	if (READ_ONCE(aws_handed_over))
 		return false;
+	r = aws_folio_run(folio);
+	p = r->policy;
 	/*
 	 * The LRU order that evicted the folio was decided in the reclaim
 	 * target (NULL: global reclaim): its clock is stamped and aged.
@@ -310,6 +376,16 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 	pgdat = folio_pgdat(folio);
 	lruvec = mem_cgroup_lruvec(target_memcg, pgdat);
 	f = aws_describe(folio);
+	s.memcgid = mem_cgroup_id(lruvec_memcg(lruvec));
+	s.nid = pgdat->node_id;
+	s.workingset = f.workingset;
+	if (!p->evict) {
+		s.eviction = atomic_long_read(&lruvec->nonresident_age);
+		s.tag = 0;
+		workingset_age_nonresident(lruvec, f.nr_pages);
+		*shadow = xa_mk_value(aws_pack_shadow(&aws_stock_layout, &s));
+		return true;
+	}
 	*shadow = NULL;
 	if (p->evict(&f, aws_state(r, lruvec)) != AWS_YES ||
 	    p->clock == AWS_CLOCK_NONE) {
@@ -320,9 +396,6 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 		return true;
 	}
 	s.eviction = aws_clock_read(r, lruvec);
-	s.memcgid = mem_cgroup_id(lruvec_memcg(lruvec));
-	s.nid = pgdat->node_id;
-	s.workingset = f.workingset;
 	s.tag = aws_tag(r);
 	aws_clock_age(r, lruvec, f.nr_pages);
 	*shadow = xa_mk_value(aws_pack_shadow(&aws_layout, &s));

@@ -43,7 +43,7 @@
  * the module.
  */
 struct aws_run *aws_runs;
-struct aws_shadow_layout aws_layout;
+struct aws_shadow_layout aws_layout, aws_stock_layout, aws_raw_layout;
 /* The cgroup id whose memcg id owns each slot of the private state. */
 static u64 *aws_state_owner;
 
@@ -137,30 +137,47 @@ void aws_state_claim(struct mem_cgroup *memcg)
 	aws_count(AWS_STATE_RESETS, 1);
 }
 
-/* The stock pack_shadow() layout of this kernel, with its bucket_order. */
+/*
+ * The stock pack_shadow() layout of this kernel, with its bucket_order
+ * (workingset_init()'s), and the module's two kinds of shadow in it.
+ */
 static int __init aws_layout_setup(void)
 {
+	unsigned int order;
 	int ret;
 
 	BUILD_BUG_ON(AWS_TAG_BITS > BITS_PER_LONG);
 	if (AWS_NR_RUNS >= 1U << AWS_TAG_POLICY_BITS)
 		return -EINVAL;
-	ret = aws_layout_init(&aws_layout, BITS_PER_XA_VALUE, NODES_SHIFT,
-			      MEM_CGROUP_ID_SHIFT, 0) ?:
-	      aws_layout_reserve_tag(&aws_layout, AWS_TAG_BITS);
+	ret = aws_layout_init(&aws_raw_layout, BITS_PER_XA_VALUE, NODES_SHIFT,
+			      MEM_CGROUP_ID_SHIFT, 0);
 	if (ret)
 		return ret;
+	order = aws_bucket_order(totalram_pages(), aws_raw_layout.eviction_bits);
+	ret = aws_layout_init(&aws_raw_layout, BITS_PER_XA_VALUE, NODES_SHIFT,
+			      MEM_CGROUP_ID_SHIFT, order);
+	if (ret)
+		return ret;
+	aws_stock_layout = aws_raw_layout;
+	ret = aws_layout_reserve_tag(&aws_stock_layout, 1);
+	if (ret)
+		return ret;
+	/* A policy's stamp is shorter: its buckets cover memory on their own. */
+	aws_layout = aws_raw_layout;
+	ret = aws_layout_reserve_tag(&aws_layout, AWS_TAG_BITS);
+	if (ret)
+		return ret;
+	order = aws_bucket_order(totalram_pages(), aws_layout.eviction_bits);
 	return aws_layout_init(&aws_layout, BITS_PER_XA_VALUE, NODES_SHIFT,
-			       MEM_CGROUP_ID_SHIFT,
-			       aws_bucket_order(totalram_pages(),
-						aws_layout.eviction_bits)) ?:
+			       MEM_CGROUP_ID_SHIFT, order) ?:
 	       aws_layout_reserve_tag(&aws_layout, AWS_TAG_BITS);
 }
 
 /*
- * Hand over to the stock code: stamp like stock (the stock policy declines
- * every hook, in every cgroup) and drop our shadows while the hooks still
- * guard swap-ins, then unregister.
+ * Hand over to the stock code: in one switch, stop stamping (the stock
+ * code stamps its own shadows again, the stock policy declines every
+ * other hook, in every cgroup) and drop every shadow we stamped while the
+ * hooks still guard swap-ins, then unregister.
  */
 #ifdef CONFIG_ANON_WS_HOOKS_DEBUG
 /* Widens the window in which policy writes meet an unload, for tests. */
@@ -180,6 +197,7 @@ static void aws_exit_policies(void)
 	aws_switch_begin();
 	WRITE_ONCE(aws_global, aws_policy_index(&aws_policy_stock));
 	aws_cgroup_clear();
+	WRITE_ONCE(aws_handed_over, true);
 	swept = aws_switch_end();
 	trace_aws_switch("unload", 0, aws_policy_stock.name, swept);
 	kernel_param_unlock(THIS_MODULE);

@@ -58,6 +58,11 @@ bool aws_live;
 bool aws_exiting;
 /* A switch is in progress: swap-ins drop the shadows they find. */
 bool aws_sweeping;
+/*
+ * Unloading: the stock code stamps and judges every shadow again (set in
+ * the last switch, aws_main.c).
+ */
+bool aws_handed_over;
 /* The switch epoch evictions tag their shadows with, 1..AWS_EPOCHS. */
 unsigned int aws_epoch = 1;
 
@@ -118,9 +123,14 @@ static unsigned long aws_sweep_shadows(void)
 void aws_switch_begin(void)
 {
 	WRITE_ONCE(aws_sweeping, true);
-	WRITE_ONCE(aws_epoch, aws_epoch % AWS_EPOCHS + 1);
-	/* Pairs with aws_switching(): who sees the change sees the flag. */
+	/*
+	 * Pairs with aws_switching(), which reads in the opposite order:
+	 * who sees the new policy sees the new epoch, and who sees the new
+	 * epoch sees the flag.
+	 */
 	smp_wmb();
+	WRITE_ONCE(aws_epoch, aws_epoch % AWS_EPOCHS + 1);
+	smp_wmb();	/* the epoch before the policy the caller publishes */
 }
 
 unsigned long aws_switch_end(void)

@@ -519,6 +519,64 @@ static void test_tag_reserve(struct aws_tc *tc)
 	      "one stamp bit left");
 }
 
+/*
+ * A stock shadow stored as the module's stock kind (one tag bit, 0) comes
+ * back with its stamp exact, across 2^35 and across the 2^36 wrap, for
+ * every distance below 2^35 buckets; the kind bit tells it from a policy
+ * shadow (tag with its top bit set) at every clock value.
+ */
+static void test_stock_kind_roundtrip(struct aws_tc *tc)
+{
+	static const unsigned long clocks[] = {
+		0, 4096, (1UL << 28) - 1, 1UL << 28, (1UL << 35) - 1,
+		1UL << 35, (1UL << 36) - 1, 1UL << 36, (1UL << 36) + 12345,
+		(3UL << 35) + 7, ~0UL - 5,
+	};
+	static const unsigned long dists[] = {
+		0, 1, 4095, 1UL << 20, (1UL << 35) - 1,
+	};
+	struct aws_shadow_layout raw, stock, pol;
+	struct aws_shadow in = { .memcgid = 3, .nid = 1, .workingset = true };
+	struct aws_shadow out;
+	unsigned int i, j, bo;
+
+	for (bo = 0; bo <= 3; bo += 3) {
+		init_or_fail(tc, &raw, 63, 10, 16, bo);
+		stock = raw;
+		pol = raw;
+		CHECK(tc, aws_layout_reserve_tag(&stock, 1) == 0, "stock kind");
+		CHECK(tc, aws_layout_reserve_tag(&pol, 8) == 0, "policy kind");
+		for (i = 0; i < ARRAY_SIZE(clocks); i++) {
+			for (j = 0; j < ARRAY_SIZE(dists); j++) {
+				unsigned long now = clocks[i] << bo >> bo << bo;
+				unsigned long d = dists[j] << bo;
+				unsigned long v, back;
+
+				in.eviction = now - d;
+				in.tag = 0;
+				v = aws_pack_shadow(&stock, &in);
+				CHECK(tc, !aws_shadow_kind(&raw, v),
+				      "stock kind read as a policy's: clock %#lx",
+				      in.eviction);
+				aws_unpack_shadow(&stock, v, &out);
+				back = aws_stamp_extend(&stock, now, out.eviction);
+				CHECK(tc, aws_refault_distance(&raw, now, back) == d,
+				      "bo %u now %#lx d %#lx: distance %#lx", bo,
+				      now, d, aws_refault_distance(&raw, now, back));
+				CHECK(tc, ((back ^ in.eviction) >> bo &
+					   raw.eviction_mask) == 0,
+				      "stamp %#lx restored as %#lx", in.eviction,
+				      back);
+				in.tag = 0x80 | j;
+				v = aws_pack_shadow(&pol, &in);
+				CHECK(tc, aws_shadow_kind(&raw, v),
+				      "policy shadow read as stock's: clock %#lx",
+				      in.eviction);
+			}
+		}
+	}
+}
+
 const struct aws_test_case aws_shadow_cases[] = {
 	{ "fls_long", test_fls_long },
 	{ "layout_init_valid", test_layout_init_valid },
@@ -532,6 +590,7 @@ const struct aws_test_case aws_shadow_cases[] = {
 	{ "bucket_order_examples", test_bucket_order_examples },
 	{ "thp_aging", test_thp_aging },
 	{ "tag_reserve", test_tag_reserve },
+	{ "stock_kind_roundtrip", test_stock_kind_roundtrip },
 };
 const unsigned int aws_nr_shadow_cases =
 	ARRAY_SIZE(aws_shadow_cases);
