@@ -34,6 +34,7 @@
 #include <linux/bpf_verifier.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
+#include <linux/capability.h>
 #include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -403,6 +404,12 @@ static int aws_bpf_reg(void *kdata, struct bpf_link *link)
 		pr_warn("anon_workingset: BPF policy %s: attach it with a link (SEC(\".struct_ops.link\"))\n",
 			ops->name);
 		return -EOPNOTSUPP;
+	}
+	/* CAP_BPF may load it; choosing what reclaim does takes more. */
+	if (!capable(CAP_SYS_ADMIN)) {
+		pr_warn("anon_workingset: BPF policy %s: attaching needs CAP_SYS_ADMIN\n",
+			ops->name);
+		return -EPERM;
 	}
 	kernel_param_lock(THIS_MODULE);
 	if (aws_exiting || !aws_live) {

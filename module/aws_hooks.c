@@ -213,6 +213,8 @@ static void aws_refault(struct aws_run *r, struct folio *folio,
 		      AWS_STOCK_SWAP_CHECK_EVICTION_MEMCG ? eviction_memcg : memcg,
 		      &rf.sizes);
 	activate = p->refault(&rf, aws_state(r, eviction_lruvec)) == AWS_YES;
+	/* A BPF policy may have written any byte there: make it a bool. */
+	rf.quiet = READ_ONCE(*(u8 *)&rf.quiet) != 0;
 	aws_count_distance(rf.distance, rf.workingset_size);
 	trace_aws_refault(p, eviction_memcg, &rf, activate);
 	if (!activate)

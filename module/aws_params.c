@@ -18,17 +18,31 @@
  * the module's parameter lock held (kernel/params.c takes it), which also
  * orders them against load and unload.
  */
+#include <linux/capability.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "anon_workingset.h"
 
+/*
+ * One rule for every path that changes a policy or a ratio (these
+ * parameters, the cgroup files, a BPF policy's registration, the /proc
+ * reset): CAP_SYS_ADMIN.  insmod's own arguments come before init, from
+ * a task that could load any module.
+ */
+static bool aws_param_permitted(void)
+{
+	return !aws_live || capable(CAP_SYS_ADMIN);
+}
+
 static int aws_policy_set(const char *val, const struct kernel_param *kp)
 {
 	const struct aws_policy *new;
 	unsigned int idx;
 
+	if (!aws_param_permitted())
+		return -EPERM;
 	idx = aws_run_find(val, strnlen(val, PAGE_SIZE));
 	if (idx == AWS_NO_POLICY)
 		return -EINVAL;
@@ -79,6 +93,8 @@ static int aws_ratio_set(const char *val, const struct kernel_param *kp)
 	unsigned int new;
 	int ret;
 
+	if (!aws_param_permitted())
+		return -EPERM;
 	ret = aws_ratio_parse(val, strnlen(val, PAGE_SIZE), &new);
 	if (ret)
 		return ret;

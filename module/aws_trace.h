@@ -96,6 +96,7 @@ TRACE_EVENT(aws_refault,
 			     __field(unsigned long, active_anon)
 			     __field(unsigned long, active_file)
 			     __field(unsigned long, inactive_file)
+			     __field(unsigned long, id)
 			     __field(unsigned short, memcg)
 			     __field(bool, swap)
 			     __field(bool, activate)
@@ -107,16 +108,17 @@ TRACE_EVENT(aws_refault,
 			   __entry->active_anon = rf->sizes.active_anon;
 			   __entry->active_file = rf->sizes.active_file;
 			   __entry->inactive_file = rf->sizes.inactive_file;
+			   __entry->id = rf->id;
 			   __entry->memcg = aws_trace_memcg_id(memcg);
 			   __entry->swap = rf->sizes.swap_available;
 			   __entry->activate = activate;
 			   __entry->restore = activate && rf->workingset;),
-	    TP_printk("policy=%s nr_pages=%lu distance=%lu workingset_size=%lu activate=%d restore=%d memcg=%u active_anon=%lu active_file=%lu inactive_file=%lu swap=%d",
+	    TP_printk("policy=%s nr_pages=%lu distance=%lu workingset_size=%lu activate=%d restore=%d memcg=%u active_anon=%lu active_file=%lu inactive_file=%lu swap=%d id=%#lx",
 		      __get_str(policy), __entry->nr_pages, __entry->distance,
 		      __entry->workingset_size, __entry->activate,
 		      __entry->restore, __entry->memcg, __entry->active_anon,
 		      __entry->active_file, __entry->inactive_file,
-		      __entry->swap)
+		      __entry->swap, __entry->id)
 );
 
 TRACE_EVENT(aws_activate,

@@ -42,7 +42,8 @@ lost() { awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }' $T/
 # ids each policy's events named, memcg_<policy>_<id>); verdict_bad counts
 # refaults whose activate is not detect's rule on their distance and
 # workingset_size, size_not_active_anon those whose workingset_size is not
-# the active anon list they carry (detect's workingset), verdict_long
+# the active anon list they carry (detect's workingset), refault_no_id
+# the pages refaulted without an identity (swap entry), verdict_long
 # those whose distance exceeds it and verdict_long_in how many of them
 # were activated anyway.
 summary() {
@@ -68,6 +69,7 @@ summary() {
 			c["evict_" (f["shadow"] + 0 ? "shadow" : "noshadow")] += f["nr_pages"]
 		else if (ev == "aws_refault") {
 			c["refault"] += f["nr_pages"]
+			if (f["id"] == "0" || f["id"] == "0x0") c["refault_no_id"] += f["nr_pages"]
 			c["refault_activate"] += f["activate"] * f["nr_pages"]
 			c["refault_restore"] += f["restore"] * f["nr_pages"]
 			if (f["activate"] + 0 != (f["distance"] + 0 <= f["workingset_size"] + 0))

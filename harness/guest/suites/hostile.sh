@@ -148,5 +148,20 @@ elif [ "$got" = EPERM ] && [ "$now" = "$sw" ] && [ "$sw" -gt 0 ]; then
 else
 	fail root_without_cap_sys_admin_cannot_reset "CapEff $caps: write -> $got, switches $sw -> $now"
 fi
+# The same rule for the parameters: writing them switches and sweeps every
+# cgroup (up to f829fa7 such a root could, exit 0).
+nocap_denied() { # nocap_denied NAME FILE VALUE NOW-CMD
+	local before after got
+	before=$($4)
+	got=$(nocap bash -c "$(declare -f try_write); try_write $2 '$3\n'")
+	after=$($4)
+	if [ "$got" = EPERM ] && [ "$after" = "$before" ]; then
+		ok "$1 # EPERM, still $after"
+	else
+		fail "$1" "write -> $got, $before -> $after"
+	fi
+}
+nocap_denied root_without_cap_sys_admin_cannot_set_policy "$AWS_PARAMS/policy" stock get_policy
+nocap_denied root_without_cap_sys_admin_cannot_set_ratio "$AWS_PARAMS/ratio" 3 "cat $AWS_PARAMS/ratio"
 rmmod anon_workingset
 ktap_end

@@ -320,7 +320,10 @@ expect hold_admits_beyond_detect activations "$fha" -gt $((fda + FAR_MARGIN))
 expect hold_admissions_quiet memcg_activate "$fhm" -eq 0
 expect hold_counts_quiet quiet_activations "$fhq" -eq "$fha"
 expect stable_admits_beyond_detect activations "$fsa" -gt $((fda + FAR_MARGIN))
-expect stable_subset_quiet quiet_activations "$fsq" -gt 0
+# How many of stable's admissions are quiet is a race at the start of the
+# second pass (0 is a legitimate count), so it is reported, not asserted;
+# that its subset admissions are quiet is userspace/tests' stable cases,
+# and that the kernel counts only the loud ones is the case below.
 expect stable_loud_ones_in_memcg memcg_activate "$fsm" -eq $((fsa - fsq))
 
 # hold2 beyond hold: a window of 0.31x memory sliding over 4x memory,

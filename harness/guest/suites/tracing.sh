@@ -133,6 +133,29 @@ else
 		"${E[switch_global_protect]:-0}, cgroup baseline ${E[switch_cgroup_baseline]:-0}), swept +$swept, events ${E[swept]:-0}"
 fi
 
+# Every refault carries the page's identity (its swap entry), which hold's
+# and hold2's rules and every hash rule read: through the swap cache, and
+# on zram's SWP_SYNCHRONOUS_IO path, where up to f829fa7 the entry was set
+# only after the refault was judged (id 0 for every zram refault).
+zram_window() {
+	cg_run trace-rw 16M aws-randw --size 32M --threads 1 --writes "$(randw_writes 32)" \
+		>/tmp/trace-zram.out 2>&1
+}
+if zram_swap 256M; then
+	record_window zram_window || diag "trace-cmd start/extract failed"
+	zin=${E[refault]:-0} znoid=${E[refault_no_id]:-0} zlost=$LOST
+	if ! { swapoff /dev/zram0 && echo 1 >/sys/block/zram0/reset && swapon /dev/vdc; }; then
+		diag "could not put the swap disk back"
+	fi
+	if [ "$zin" -gt 1000 ] && [ "$znoid" = 0 ] && [ "$zlost" = 0 ]; then
+		ok "zram_refaults_carry_identity # $zin pages refaulted on zram, all with their swap entry"
+	else
+		fail zram_refaults_carry_identity "$zin pages refaulted on zram, $znoid without identity, $zlost lost"
+	fi
+else
+	fail zram_refaults_carry_identity "no swap on zram"
+fi
+
 trace-cmd reset >/dev/null 2>&1
 [ -n "$buf0" ] && echo "${buf0%% *}" >$T/buffer_size_kb
 echo $$ >$CG/cgroup.procs
