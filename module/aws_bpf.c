@@ -436,9 +436,8 @@ static int aws_bpf_reg(void *kdata, struct bpf_link *link)
 	ret = aws_bpf_alloc(free);
 	if (ret)
 		goto out;
-	/* Pairs with the lookups: who sees it live sees it filled. */
-	smp_wmb();
-	WRITE_ONCE(aws_bpf_run(free)->live, true);
+	/* Pairs with the lookups' acquire: who sees it live sees it filled. */
+	smp_store_release(&aws_bpf_run(free)->live, true);
 	pr_info("anon_workingset: BPF policy %s attached (%s)\n", ops->name,
 		aws_bpf_slots[free].policy.description);
 out:

@@ -337,7 +337,9 @@ static bool aws_swapin(struct folio *folio, void **shadowp)
 		aws_count(AWS_REFAULTS_STALE, nr);
 		return true;
 	}
-	if (epoch != now_epoch || !READ_ONCE(aws_runs[stamper - 1].live)) {
+	/* Pairs with aws_bpf_reg(): a live run is a filled one. */
+	if (epoch != now_epoch ||
+	    !smp_load_acquire(&aws_runs[stamper - 1].live)) {
 		/* A switch swept its epoch: the protocol failed. */
 		aws_count(AWS_REFAULTS_OLD_EPOCH, nr);
 		return true;

@@ -100,7 +100,7 @@ static void aws_state_reset(struct aws_run *r, void *state)
 /*
  * The hooks are about to use @memcg's private state: if its memcg id last
  * belonged to another cgroup, reset every policy's state of that id, on
- * every node.  Hooks on other CPUs may update the state meanwhile; the
+ * every node (not id 0's, the offline memcgs' shared scratch).  Hooks on other CPUs may update the state meanwhile; the
  * counters are estimates, and a torn reset only shortens their memory.
  */
 void aws_state_claim(struct mem_cgroup *memcg)
@@ -114,6 +114,13 @@ void aws_state_claim(struct mem_cgroup *memcg)
 	if (!memcg || !aws_state_owner)
 		return;
 	id = mem_cgroup_id(memcg);
+	/*
+	 * Every offline memcg whose pages are still reclaimed has id 0: they
+	 * share slot 0 as scratch, which would otherwise be reset each time
+	 * reclaim moved from one of them to another.
+	 */
+	if (!id)
+		return;
 	owner = cgroup_id(memcg->css.cgroup);
 	seen = READ_ONCE(aws_state_owner[id]);
 	if (likely(seen == owner))
@@ -123,10 +130,14 @@ void aws_state_claim(struct mem_cgroup *memcg)
 	if (!seen)
 		return;		/* first use since load: state is fresh */
 	for (i = 0; i < AWS_NR_RUNS; i++) {
-		/* a BPF slot's state goes away after a grace period */
-		void *state = READ_ONCE(aws_runs[i].state);
+		void *state;
 
-		if (!state || !READ_ONCE(aws_runs[i].live))
+		/* Pairs with aws_bpf_reg(): a live run is a filled one. */
+		if (!smp_load_acquire(&aws_runs[i].live))
+			continue;
+		/* a BPF slot's state goes away after a grace period */
+		state = READ_ONCE(aws_runs[i].state);
+		if (!state)
 			continue;
 		for (nid = 0; nid < nr_node_ids; nid++) {
 			j = (size_t)id * nr_node_ids + nid;
@@ -210,11 +221,9 @@ static void aws_exit_policies(void)
 
 static int __init aws_init(void)
 {
-	unsigned int policy = aws_global;
+	unsigned int policy;
 	int ret;
 
-	if (policy == AWS_NO_POLICY)
-		policy = aws_policy_index(aws_policy_default);
 	ret = aws_layout_setup();
 	if (ret)
 		return ret;
@@ -228,6 +237,10 @@ static int __init aws_init(void)
 	if (ret)
 		goto out_clock;
 	kernel_param_lock(THIS_MODULE);
+	/* insmod's argument, or a write to the parameter since */
+	policy = aws_global;
+	if (policy == AWS_NO_POLICY)
+		policy = aws_policy_index(aws_policy_default);
 	/* Until the switch below, every hook declines as stock does. */
 	aws_global = aws_policy_index(&aws_policy_stock);
 	/* Stock shadows may be read only once they are all gone. */
@@ -251,6 +264,8 @@ static int __init aws_init(void)
 		aws_exit_policies();
 		goto out_stats;
 	}
+	if (!anon_ws_classic_lru())
+		pr_warn("anon_workingset: MGLRU is enabled: every policy is inert until it is disabled (echo n >/sys/kernel/mm/lru_gen/enabled); /proc/anon_workingset shows hooks_live 0\n");
 	pr_info("anon_workingset: policy %s (%s), %u-bit eviction stamps, bucket order %u, %ld stock shadows dropped\n",
 		aws_policies[policy]->name, aws_policies[policy]->description,
 		aws_layout.eviction_bits,
