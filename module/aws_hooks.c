@@ -294,7 +294,7 @@ static bool aws_swapin(struct folio *folio, void **shadowp)
 	unsigned long nr = folio_nr_pages(folio);
 	unsigned int stamper = 0, epoch = 0, now_epoch;
 	void *shadow = *shadowp;
-	bool stock_kind = false;
+	bool stock_kind = false, live;
 	struct aws_shadow s;
 	struct aws_folio f;
 
@@ -338,8 +338,8 @@ static bool aws_swapin(struct folio *folio, void **shadowp)
 		return true;
 	}
 	/* Pairs with aws_bpf_reg(): a live run is a filled one. */
-	if (epoch != now_epoch ||
-	    !smp_load_acquire(&aws_runs[stamper - 1].live)) {
+	live = smp_load_acquire(&aws_runs[stamper - 1].live);
+	if (epoch != now_epoch || !live) {
 		/* A switch swept its epoch: the protocol failed. */
 		aws_count(AWS_REFAULTS_OLD_EPOCH, nr);
 		return true;

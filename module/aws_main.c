@@ -100,8 +100,9 @@ static void aws_state_reset(struct aws_run *r, void *state)
 /*
  * The hooks are about to use @memcg's private state: if its memcg id last
  * belonged to another cgroup, reset every policy's state of that id, on
- * every node (not id 0's, the offline memcgs' shared scratch).  Hooks on other CPUs may update the state meanwhile; the
- * counters are estimates, and a torn reset only shortens their memory.
+ * every node (not id 0's, the offline memcgs' shared scratch).  Hooks on
+ * other CPUs may update the state meanwhile; the counters are estimates,
+ * and a torn reset only shortens their memory.
  */
 void aws_state_claim(struct mem_cgroup *memcg)
 {

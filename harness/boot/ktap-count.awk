@@ -25,7 +25,8 @@
 #
 # skips=FILE (harness/boot/expected-skips): a skipped case is a failure unless
 # FILE lists it, as "SUITE CASE VARIANTS REASON" (VARIANTS: a comma list of
-# kernel variants or '*'; SUITE '-' for a flat log's cases), for VARIANT.
+# kernel variants or '*'; SUITE '-' for a flat log's cases), for VARIANT; an
+# entry for VARIANT whose case ran in LOG without a skip is a failure too.
 
 # Is the skip of CASE in SUITE one the skips file expects for this variant?
 function skip_expected(suite, name) {
@@ -68,6 +69,8 @@ function top(line, failed,   name) {
 		cur_suite = name
 		for (k = 1; k <= nest_nskip; k++)
 			skipped(name, nest_skip[k])
+		for (k = 1; k <= nest_nran; k++)
+			ran_case[name, nest_ran[k]] = 1
 		nseen++
 		seen[nseen] = name
 		emitted[name] = nest_count
@@ -92,12 +95,15 @@ function top(line, failed,   name) {
 		cur_suite = ""
 	} else if (line ~ /# SKIP/) {
 		skipped("-", name)
-	} else if (failed) {
-		f++
 	} else {
-		p++
+		ran_case["-", name] = 1
+		if (failed)
+			f++
+		else
+			p++
 	}
 	nest_open = 0; nest_count = 0; nest_failed = 0; nest_plan = -1; nest_nskip = 0
+	nest_nran = 0
 }
 
 BEGIN {
@@ -167,8 +173,11 @@ BEGIN {
 		# the suite's name comes with its own result line, after these
 		nest_skip[++nest_nskip] = $3
 		sub(/ *#.*$/, "", nest_skip[nest_nskip])
+		next
 	}
-	else if ($0 ~ /^[ \t]+not ok/) { f++; nest_failed++ }
+	nest_ran[++nest_nran] = $3
+	sub(/ *#.*$/, "", nest_ran[nest_nran])
+	if ($0 ~ /^[ \t]+not ok/) { f++; nest_failed++ }
 	else p++
 	next
 }
@@ -178,6 +187,14 @@ BEGIN {
 
 END {
 	close_doc()
+	# An expected skip of a case that ran is stale: the list must say
+	# what is true of this kernel, or a skip that comes back is hidden.
+	for (key in skip_ok) {
+		split(key, kf, SUBSEP)
+		if ((kf[3] == variant || kf[3] == "*") && ((kf[1], kf[2]) in ran_case))
+			problem("stale expected skip: " kf[1] " " kf[2] " ran for " variant \
+				" (remove it from " skips ")")
+	}
 	if (docs != "" && ndocs != docs)
 		problem("expected " docs " KTAP documents, found " ndocs)
 	if (nest_late_plan)

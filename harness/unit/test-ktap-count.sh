@@ -8,7 +8,8 @@
 # reordered suite, a failed or silent job script, a suite that failed with no
 # failing case, a flat document off its plan, a manifest that contradicts
 # itself, a skip that harness/boot/expected-skips does not list for the
-# variant -- counts as a failure with a message saying so.
+# variant, an entry there whose case ran -- counts as a failure with a
+# message saying so.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -71,7 +72,7 @@ t() {
 G=(-v mode=suites -v manifest="$TMP/manifest" -v "expect=a b")
 
 echo "KTAP version 1"
-echo "1..23"
+echo "1..24"
 t complete_run_counts_its_cases "4 0 1" "" "${G[@]}" \
 	< <({ suite a 3 ok ok ok; suite b 2 ok skip; } | run 2)
 t failed_case_counts_once "4 1 0" "" "${G[@]}" \
@@ -112,8 +113,10 @@ t contradictory_manifest_fails "3 4 0" "manifest gives suite a both 3 and 4" -v 
 printf 'b case_2 debug,default the reason\n- b2 * flat reason\n' >"$TMP/skips"
 t expected_skip_passes "4 0 1" "" "${G[@]}" -v skips="$TMP/skips" \
 	< <({ suite a 3 ok ok ok; suite b 2 ok skip; } | run 2)
-t unexpected_skip_fails "4 1 1" "unexpected skip: a case_1" "${G[@]}" -v skips="$TMP/skips" \
-	< <({ suite a 3 skip ok ok; suite b 2 ok ok; } | run 2)
+t unexpected_skip_fails "3 1 2" "unexpected skip: a case_1" "${G[@]}" -v skips="$TMP/skips" \
+	< <({ suite a 3 skip ok ok; suite b 2 ok skip; } | run 2)
+t stale_expected_skip_fails "5 1 0" "stale expected skip: b case_2 ran for default" "${G[@]}" \
+	-v skips="$TMP/skips" < <({ suite a 3 ok ok ok; suite b 2 ok ok; } | run 2)
 printf 'b case_2 default the reason\n' >"$TMP/skips2"
 t skip_of_another_variant_fails "4 1 1" "unexpected skip: b case_2 .* for debug" "${G[@]}" \
 	-v skips="$TMP/skips2" -v variant=debug < <({ suite a 3 ok ok ok; suite b 2 ok skip; } | run 2)

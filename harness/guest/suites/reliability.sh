@@ -8,14 +8,14 @@
 # run must verify all its pages, every window must really have swapped in
 # (pswpin grew during it), and the host fails the run on any oops, WARN or
 # hang in the console.
-#   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default 200)
+#   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default pairs)
 #   policy flips (a ratio change every 10; "pairs": twice the ordered
 #   pairs of policies, enough to walk each of them once), AWS_LIMIT_MB
 #   (default 48) the load's cgroup limit L (the load is 2L).
 . "$AWS_TOOLS/guest/lib.sh"
 
 CYCLES=${AWS_CYCLES:-20}
-FLIPS=${AWS_FLIPS:-200}
+FLIPS=${AWS_FLIPS:-pairs}
 L=${AWS_LIMIT_MB:-48}
 L2=$((2 * L))
 WRITES=$(randw_writes "$L2")	# touch 1.6L of the 2L region: well over L

@@ -141,6 +141,7 @@ zram_window() {
 	cg_run trace-rw 16M aws-randw --size 32M --threads 1 --writes "$(randw_writes 32)" \
 		>/tmp/trace-zram.out 2>&1
 }
+set_policy detect
 if zram_swap 256M; then
 	record_window zram_window || diag "trace-cmd start/extract failed"
 	zin=${E[refault]:-0} znoid=${E[refault_no_id]:-0} zlost=$LOST
