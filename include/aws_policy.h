@@ -356,12 +356,8 @@ static inline unsigned long aws_policy_ratio(const struct aws_policy *p,
 		return stock_ratio;
 	if (ratio_param != AWS_RATIO_AUTO)
 		return aws_inactive_ratio(ratio_param, stock_ratio);
-	if (p->inactive_ratio) {
-		/* what a policy returns is bounded like the parameter */
-		unsigned long r = p->inactive_ratio(s, stock_ratio, state);
-
-		return r < 1 ? 1 : r > AWS_RATIO_MAX ? AWS_RATIO_MAX : r;
-	}
+	if (p->inactive_ratio)
+		return p->inactive_ratio(s, stock_ratio, state);
 	return stock_ratio;
 }
 

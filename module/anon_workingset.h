@@ -85,6 +85,7 @@ extern unsigned int aws_epoch;
 unsigned int aws_policy_index(const struct aws_policy *p);
 unsigned int aws_run_find(const char *buf, size_t len);
 const char *aws_run_name(unsigned int i);
+void aws_warn_unknown_policy(const char *buf, size_t len);
 void aws_switch_begin(void);
 unsigned long aws_switch_end(void);
 void aws_switch_global(unsigned int policy);

@@ -97,6 +97,12 @@ struct aws_bpf_slot {
 
 static struct aws_bpf_slot aws_bpf_slots[AWS_BPF_SLOTS];
 
+/*
+ * The largest inactive ratio a program may answer: times any inactive list
+ * below 2^48 pages it cannot overflow in inactive_is_low().
+ */
+#define AWS_BPF_RATIO_MAX	BIT(16)
+
 /* The thunks of each slot's policy (aws_bpf_thunks.h) */
 #define AWS_BPF_SLOT 0
 #include "aws_bpf_thunks.h"

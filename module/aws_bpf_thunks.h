@@ -66,7 +66,14 @@ static unsigned long AWS_BPF_THUNK(inactive_ratio)(const struct aws_lru_sizes *s
 						   unsigned long stock_ratio,
 						   void *state)
 {
-	return AWS_BPF_OPS->inactive_ratio(s, stock_ratio, state);
+	unsigned long ratio = AWS_BPF_OPS->inactive_ratio(s, stock_ratio, state);
+
+	/*
+	 * inactive_is_low() multiplies it by the inactive list's pages: a
+	 * program's answer is bounded so that the product cannot overflow
+	 * (0, "always low", is a valid answer, as aws_ratio_for_target()'s).
+	 */
+	return min(ratio, AWS_BPF_RATIO_MAX);
 }
 
 static unsigned long AWS_BPF_THUNK(file_workingset)(const struct aws_lru_sizes *s,

@@ -251,6 +251,7 @@ static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 	if (!aws_word(buf, nbytes, "default")) {
 		run = aws_run_find(buf, nbytes);
 		if (run == AWS_NO_POLICY) {
+			aws_warn_unknown_policy(buf, nbytes);
 			kernel_param_unlock(THIS_MODULE);
 			return -EINVAL;
 		}

@@ -44,8 +44,10 @@ static int aws_policy_set(const char *val, const struct kernel_param *kp)
 	if (!aws_param_permitted())
 		return -EPERM;
 	idx = aws_run_find(val, strnlen(val, PAGE_SIZE));
-	if (idx == AWS_NO_POLICY)
+	if (idx == AWS_NO_POLICY) {
+		aws_warn_unknown_policy(val, strnlen(val, PAGE_SIZE));
 		return -EINVAL;
+	}
 	if (aws_exiting)
 		return -EBUSY;	/* rmmod has begun; the hooks are still live */
 	if (!aws_live) {

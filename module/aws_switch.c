@@ -36,6 +36,7 @@
  * are still registered, and only a switch may change what they do.
  */
 #include <linux/anon_ws_hooks.h>
+#include <linux/kernel.h>
 #include <linux/rcupdate.h>
 
 #include "anon_workingset.h"
@@ -93,6 +94,27 @@ unsigned int aws_run_find(const char *buf, size_t len)
 		    aws_word_eq(buf, len, aws_runs[i].policy->name))
 			return i;
 	return AWS_NO_POLICY;
+}
+
+/*
+ * A write of @len bytes named no policy: say in dmesg which there are
+ * (parameter lock held), since EINVAL alone does not.
+ */
+void aws_warn_unknown_policy(const char *buf, size_t len)
+{
+	char names[256];
+	unsigned int i;
+	int n = 0;
+
+	names[0] = '\0';
+	for (i = 0; i < AWS_NR_RUNS; i++)
+		if (aws_run_name(i))
+			n += scnprintf(names + n, sizeof(names) - n, " %s",
+				       aws_run_name(i));
+	len = aws_strip_newline(buf, len);
+	pr_warn_ratelimited("anon_workingset: no policy \"%.*s\"; the policies are:%s\n",
+			    (int)min_t(size_t, len, AWS_POLICY_NAME_MAX + 8),
+			    buf, names);
 }
 
 /* The name of run @i, or NULL for a free BPF slot (parameter lock held). */

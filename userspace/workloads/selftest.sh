@@ -841,7 +841,7 @@ for c in $CASES; do
 	w=${c%%:*}
 	t=${c#*:}
 	case $t in
-	help|run|corrupt_test|garbage_size|unknown_option|stray_operand)
+	help|run|corrupt_test|garbage_size|unknown_option|stray_operand|early_stop)
 		name="${w}_$t" ;;
 	*)
 		name=$t ;;

@@ -12,7 +12,8 @@
 #    counters and the C detect's on the same workload both show what
 #    detect's rule makes exact, and the trace carries the same
 #    kinds of events, whose pages add up to those counters;
-#  - bexample admits every other long refault (its private state);
+#  - bexample activates every refault within the workingset, as detect,
+#    and admits every other long refault (its private state);
 #  - two sibling cgroups run bdetect and the C detect at once, each
 #    policy's events naming only its own cgroup's memcg;
 #  - killing the loader (SIGKILL) mid-run hands the cgroup back to the
@@ -159,16 +160,31 @@ gone bdetect || diag "bdetect still listed after its loader stopped"
 # --- bexample: every other long refault ----------------------------------------
 bpf_attach bexample bexample.bpf.o -g || diag "bexample: $(cat /tmp/bpf-bexample.out)"
 record_window workload bpfx || diag "trace-cmd start/extract failed"
-if [ "$(get_policy)" = bexample ] && [ "${E[policy_bexample_aws_refault]:-0}" -gt 0 ]; then
-	ok "bexample_runs # ${E[policy_bexample_aws_refault]} refaults judged, $(delta activations) activated"
+# Refaults within the workingset (distance <= active anon): bexample is
+# detect there and activates every one.  verdict_bad counts the refaults
+# whose activation is not "distance <= workingset_size", i.e. the long
+# ones it activated (verdict_long_in) plus the short ones it did not, so
+# the short ones it missed are the difference.  Catches a bexample that
+# is not the policy judging (every refault traced must be its own), that
+# refuses short refaults (its refault program, or the module handing it
+# wrong distances or sizes), or whose workingset is not active anon.
+# (This was bexample_runs, which passed on any bexample refault judged.)
+long=${E[verdict_long]:-0} long_in=${E[verdict_long_in]:-0}
+short=$((${E[verdict_in]:-0} + ${E[verdict_out]:-0} - long))
+short_out=$((${E[verdict_bad]:-0} - long_in))
+if [ "$(get_policy)" = bexample ] && [ "${E[policy_bexample_aws_refault]:-0}" -gt 0 ] &&
+	[ "${E[policy_bexample_aws_refault]}" = "${E[aws_refault]}" ] && [ "$LOST" = 0 ] &&
+	[ "$short" -gt 0 ] && [ "$short_out" = 0 ] && [ "${E[size_not_active_anon]:-0}" = 0 ]; then
+	ok "bexample_activates_every_short_refault # $short of ${E[aws_refault]} refaults within active anon, all activated"
 else
-	fail bexample_runs "policy $(get_policy), ${E[policy_bexample_aws_refault]:-0} bexample refaults"
+	fail bexample_activates_every_short_refault "policy $(get_policy), ${E[policy_bexample_aws_refault]:-0} of" \
+		"${E[aws_refault]:-0} refaults bexample's, $short_out of $short short ones not activated," \
+		"${E[size_not_active_anon]:-0} sizes not active anon, $LOST lost"
 fi
 # Long refaults (distance > workingset): detect admits none, bexample
 # every other one per lruvec, counted in its state.  One task faults at a
 # time, so the count is exact: half, give or take one per lruvec that
 # judged any (its memcg in the events).
-long=${E[verdict_long]:-0} long_in=${E[verdict_long_in]:-0}
 nl=$(printf '%s\n' "${!E[@]}" | grep -c '^memcg_bexample_')
 d=$((2 * long_in - long))
 if [ "$long" -gt 100 ] && [ ${d#-} -le "$nl" ]; then

@@ -223,18 +223,11 @@ if [ "$(cat $CG/pd/memory.anon_ws_policy)" = "[default] $ALL" ] && [ "$n1" = $((
 else
 	fail deleted_cgroup_setting_dropped "settings $n0 -> $n1, pd reads $(cat $CG/pd/memory.anon_ws_policy)"
 fi
-# A write through a file opened before the cgroup went: refused, and the
-# module stores no setting and switches nothing for the dead cgroup.
-exec 7>$CG/pd/memory.anon_ws_policy
+# (A write through a file opened before the rmdir was a case here,
+# write_to_deleted_cgroup_fails; kernfs refuses it before the module's
+# handler runs, so no module bug could fail it.  The module's own refusal
+# is the case below.)
 rmdir $CG/pd
-n0=$(aws_stat cgroups_with_settings) sw=$(aws_stat switches)
-if ! { echo detect >&7; } 2>/dev/null && [ "$(aws_stat switches)" = "$sw" ] &&
-	[ "$(aws_stat cgroups_with_settings)" = "$n0" ]; then
-	ok "write_to_deleted_cgroup_fails # refused by kernfs through an open file; settings $n0, switches $sw"
-else
-	fail write_to_deleted_cgroup_fails "settings $n0 -> $(aws_stat cgroups_with_settings), switches $sw -> $(aws_stat switches)"
-fi
-exec 7>&-
 # A write already inside the module when rmdir starts: rmdir marks the
 # css dying and waits for the write before it removes the files, so only
 # the module can refuse it (the debug knob holds the write in that window).
@@ -366,7 +359,7 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 diag "state_resets $rs0 -> $(aws_stat state_resets) after $tries new cgroups"
 expect reused_memcg_id_resets_state state_resets "$(aws_stat state_resets)" -gt "$rs0"
-for i in $(seq 1 $tries); do rmdir $CG/pg$i; done
+for i in $(seq 1 $tries); do rmdir "$CG/pg$i"; done
 rmdir $CG/pf
 
 # Unload with settings in place: the files go, and a reload starts clean.

@@ -32,6 +32,15 @@ try_write() {
 long=$(head -c 4096 /dev/zero | tr '\0' 'a')
 huge=99999999999999999999999999
 
+# A name that is no policy: EINVAL, and dmesg says which there are (the
+# list as the parameter reads, without brackets).
+got=$(try_write "$AWS_PARAMS/policy" 'nosuchpol\n')
+list=$(tr -d '[]' <"$AWS_PARAMS/policy")
+if [ "$got" = EINVAL ] && dmesg | grep -qF "no policy \"nosuchpol\"; the policies are: $list"; then
+	ok "unknown_policy_lists_policies # EINVAL, dmesg: $list"
+else
+	fail unknown_policy_lists_policies "write -> $got; dmesg: $(dmesg | grep -F nosuchpol | tail -n 1)"
+fi
 # Values as printf formats; each must be refused and leave policy=protect.
 n=0
 for v in '\n' 'bogus' 'DETECT' ' detect' 'detect ' 'detect\n\n' 'det\0ect' \

@@ -4,16 +4,17 @@
 # Policies suite: each policy shows its defining behaviour in the guest.
 #  - the patched kernel with no module, with policy=stock and with
 #    policy=upstream behave alike on a deterministic swapping workload
-#    (pswpin and workingset_refault_anon within a tolerance derived from
-#    the measured run-to-run spread, see TOL_*);
+#    (workingset_refault_anon within a tolerance derived from the measured
+#    run-to-run spread, see TOL; pswpin is only reported);
 #  - baseline puts fresh anon memory on the active list and writes no anon
 #    shadows, protect puts it on the inactive list (the module's own counts
 #    show that it placed them: stock 6.1 places inactive too);
 #  - the ratio parameter changes the active:inactive split under pressure;
 #  - on the seed's hot/cold thrash pattern (in the regime where hot-2's
 #    reuse interval exceeds what the inactive list can hold), detect and
-#    upstream record refaults and activations, protect records none, and
-#    detect swaps in less than protect;
+#    upstream record refaults and activate exactly those their rule
+#    admits (checked against the refault-distance histogram), protect
+#    records none, and detect swaps in less than protect;
 #  - the worked example admits half the long refaults detect refuses, and
 #    hold keeps referenced active pages (keep_active) where the policies
 #    that decline the hook keep none;
@@ -44,9 +45,15 @@
 # workingset_refault_anon 37,116-40,460, still bimodal (most near 38,500,
 # stock's two highest near 40,000); twice those ranges, still far inside
 # the 38,000-page gap to baseline's and protect's refaults.
+# Only workingset_refault_anon is compared.  pswpin was too (cases
+# stock_like_nomod_pswpin, upstream_like_nomod_pswpin), within 3,040 pages
+# (6.1) or 6,664 (6.12): wider than the gap between any two policies'
+# swap-ins on this run (all five swap in about 38.5k; protect's spread
+# alone covers the rest), so no policy could fail it.  thrash_run reports
+# pswpin for every run.
 case $(uname -r) in
-6.1.*) declare -A TOL=([pswpin]=3040 [workingset_refault_anon]=3040) ;;
-*) declare -A TOL=([pswpin]=6664 [workingset_refault_anon]=6688) ;;
+6.1.*) declare -A TOL=([workingset_refault_anon]=3040) ;;
+*) declare -A TOL=([workingset_refault_anon]=6688) ;;
 esac
 LIMIT=35M
 # Seed proportions scaled to a 35M cgroup, with the hot sets resized so
@@ -81,6 +88,39 @@ alike() {
 		fi
 	done
 }
+# rule_counts: "activations refaults near far" from one read of
+# /proc/anon_workingset, since the last reset: near the judged refaults
+# whose distance was below the workingset size (histogram buckets m8..p0),
+# far those whose distance was twice it or more, or whose workingset was
+# 0 (p2..p8 and inf).  The histogram counts refaults, the counters pages.
+rule_counts() {
+	awk '$1 == "activations" { a = $2 } $1 == "refaults" { r = $2 }
+		$1 ~ /^refault_dist_log2_(m[0-9]+|p0)$/ { near += $2 }
+		$1 ~ /^refault_dist_log2_(p[2-9]|inf)$/ { far += $2 }
+		END { print a + 0, r + 0, near + 0, far + 0 }' /proc/anon_workingset
+}
+# activations_by_rule NAME: one case, that the run's policy (detect or
+# upstream: both activate a refault iff its distance <= the workingset
+# size they computed, module/policies/) activated what the histogram says
+# its rule admits.  Every near refault was activated, so activations
+# (pages, at least one per refault) >= near; no far one was, so
+# refaults - activations >= far.  A workingset of 0 (in inf) admits only
+# a distance of 0; hot-1 on the active list rules it out here.  And
+# activations > 0 and < refaults: on this run the policies activate a
+# few pages, workingset_activate_anon 0-1,473 on 6.1 (the alike plan's
+# runs, TOL's comment above) and 3-448 (detect) and 4-1,098 (upstream) on
+# 6.12 (docs/port-6.12.md), of some 37,000 refaults or more.
+activations_by_rule() {
+	local act ref near far
+	read -r act ref near far < <(rule_counts)
+	if [ "$act" -gt 0 ] && [ "$act" -lt "$ref" ] && [ "$act" -ge "$near" ] &&
+		[ "$act" -le $((ref - far)) ]; then
+		ok "$1 # activations $act of $ref refaults; $near within the workingset, $far at twice it or more"
+	else
+		fail "$1" "activations $act of $ref refaults: wanted > 0, < $ref, >= $near (refaults within" \
+			"the workingset) and <= $((ref - far)) ($far refaults at twice it or more)"
+	fi
+}
 
 mod_unload
 insmod "$AWS_MOD" policy=protect
@@ -102,7 +142,12 @@ D_pswpin=${R[pswpin]} D_hot2=$(result_get "$R_res" hot2_majfaults)
 # every swap-in finds one (measured: 38,406 refaults of 38,410 swap-ins).
 expect detect_shadows evictions "$(aws_stat evictions)" -ge "${R[pswpout]}"
 expect detect_refaults refaults "$(aws_stat refaults)" -ge $((D_pswpin * 9 / 10))
-expect detect_activations workingset_activate_anon "${R[workingset_activate_anon]}" -gt 0
+# Catches a detect that activates every refault, none, or by another rule
+# than distance <= active anon (an inverted or shifted comparison, a
+# verdict not applied).  It asserted only workingset_activate_anon > 0,
+# which a detect activating every refault passed; that figure (vmstat, up
+# to a second late) is in the diag line above.
+activations_by_rule detect_activations
 hist=$(awk '$1 ~ /^refault_dist_log2_/ { t += $2 } END { print t + 0 }' /proc/anon_workingset)
 expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
 	$(($(aws_stat refaults) - $(aws_stat refaults_stale)))
@@ -173,7 +218,10 @@ set_policy upstream
 thrash_run upstream
 alike upstream
 expect upstream_refaults refaults "$(aws_stat refaults)" -ge $((R[pswpin] * 9 / 10))
-expect upstream_activations activations "$(aws_stat activations)" -gt 0
+# Catches an upstream that activates every refault, none, or by another
+# rule than distance <= its workingset size.  It asserted only
+# activations > 0.
+activations_by_rule upstream_activations
 
 set_policy baseline
 thrash_run baseline
@@ -400,7 +448,7 @@ sibling() { # sibling NAME POLICY: run one member, its cgroup kept
 	(echo $BASHPID >"$cg/cgroup.procs" || exit 1
 	 dd if=/dev/zero of="$f" bs=1M count=12 status=none && sync &&
 		cat "$f" >/dev/null && cat "$f" >/dev/null
-	 exec aws-loop --size 40M --loops 3) >/tmp/$1.out 2>&1
+	 exec aws-loop --size 40M --loops 3) >"/tmp/$1.out" 2>&1
 	rm -f "$f"
 	rmdir "$cg"
 }
