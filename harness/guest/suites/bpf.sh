@@ -85,6 +85,19 @@ if [ $rc = 1 ] && grep -q 'File exists' /tmp/bdetect2.out; then
 else
 	fail same_name_refused "second loader exited $rc: $(tail -n 2 /tmp/bdetect2.out)"
 fi
+# Root without CAP_SYS_ADMIN keeps CAP_BPF and CAP_PERFMON, enough to load
+# a struct_ops program; attaching it as a policy is the module's refusal
+# (its message in dmesg), the rule of every other policy change.  Up to
+# f829fa7 it attached.
+nocap() { setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin -- "$@"; }
+nocap "$LOAD" "$AWS_BPF/bexample.bpf.o" >/tmp/bexample-nocap.out 2>&1
+rc=$?
+if [ $rc != 0 ] && dmesg | grep -q 'BPF policy bexample: attaching needs CAP_SYS_ADMIN' &&
+	! listed bexample; then
+	ok "attach_needs_cap_sys_admin # loader exit $rc, refused by the module"
+else
+	fail attach_needs_cap_sys_admin "loader exit $rc: $(tail -n 2 /tmp/bexample-nocap.out | tr '\n' ' ')"
+fi
 set_policy bdetect
 if [ "$(get_policy)" = bdetect ] && [ "$(aws_stat node0_anon_age_bdetect)" != -1 ]; then
 	ok "bdetect_selected # policy $(get_policy), node0_anon_age_bdetect $(aws_stat node0_anon_age_bdetect)"
