@@ -132,6 +132,8 @@ enum aws_counter {
 	AWS_REFAULTS_OLD_EPOCH,	/* shadows of an earlier switch epoch */
 	AWS_REFAULTS_STAMPER,	/* judged by a policy not the folio's */
 	AWS_STATE_RESETS,	/* private state reset for a new memcg */
+	AWS_STOCK_REFAULTS,	/* stock shadows handed back to stock (pages) */
+	AWS_STOCK_REFAULTS_FAR,	/* ... of them farther than all of memory */
 	AWS_NR_COUNTERS
 };
 

@@ -256,28 +256,36 @@ static unsigned long aws_tag(struct aws_run *r)
  * A stock shadow as the module stores it, in the stock code's format: its
  * stamp's top bit put back from the shared clock it was stamped on
  * (include/aws_core.h).  One whose memcg is gone is handed on as it is:
- * the stock code drops it unread.
+ * the stock code drops it unread.  Counted, with those whose distance, as
+ * the stock code will read it, exceeds all of memory: such a refault can
+ * never activate, and a stamp misread at some clock value would be one.
  */
-static void *aws_stock_shadow(unsigned long value)
+static void *aws_stock_shadow(unsigned long value, unsigned long nr)
 {
+	unsigned long now, raw;
 	struct mem_cgroup *memcg;
 	struct lruvec *lruvec;
 	struct aws_shadow s;
 
 	aws_unpack_shadow(&aws_stock_layout, value, &s);
 	if (s.nid >= nr_node_ids || !node_online(s.nid)) {
-		aws_count(AWS_REFAULTS_STALE, 1);
+		aws_count(AWS_REFAULTS_STALE, nr);
 		return NULL;
 	}
 	memcg = mem_cgroup_from_id(s.memcgid);
 	if (!mem_cgroup_disabled() && !memcg)
 		return xa_mk_value(value);
 	lruvec = mem_cgroup_lruvec(memcg, NODE_DATA(s.nid));
-	s.eviction = aws_stamp_extend(&aws_stock_layout,
-				      atomic_long_read(&lruvec->nonresident_age),
-				      s.eviction);
+	now = atomic_long_read(&lruvec->nonresident_age);
+	s.eviction = aws_stamp_extend(&aws_stock_layout, now, s.eviction);
 	s.tag = 0;
-	return xa_mk_value(aws_pack_shadow(&aws_raw_layout, &s));
+	raw = aws_pack_shadow(&aws_raw_layout, &s);
+	aws_unpack_shadow(&aws_raw_layout, raw, &s);
+	aws_count(AWS_STOCK_REFAULTS, nr);
+	if (aws_refault_distance(&aws_raw_layout, now, s.eviction) >
+	    totalram_pages())
+		aws_count(AWS_STOCK_REFAULTS_FAR, nr);
+	return xa_mk_value(raw);
 }
 
 /*
@@ -309,7 +317,7 @@ static bool aws_swapin(struct folio *folio, void **shadowp)
 		return false;
 	if (shadow && !aws_shadow_kind(&aws_raw_layout, xa_to_value(shadow))) {
 		stock_kind = true;
-		*shadowp = aws_stock_shadow(xa_to_value(shadow));
+		*shadowp = aws_stock_shadow(xa_to_value(shadow), nr);
 	} else if (shadow) {
 		aws_unpack_shadow(&aws_layout, xa_to_value(shadow), &s);
 		stamper = s.tag & ((1U << AWS_TAG_POLICY_BITS) - 1);

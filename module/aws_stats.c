@@ -55,6 +55,8 @@ static const char * const aws_counter_names[AWS_NR_COUNTERS] = {
 	[AWS_REFAULTS_OLD_EPOCH] = "refaults_old_epoch",
 	[AWS_REFAULTS_STAMPER] = "refaults_other_policy",
 	[AWS_STATE_RESETS] = "state_resets",
+	[AWS_STOCK_REFAULTS] = "stock_refaults",
+	[AWS_STOCK_REFAULTS_FAR] = "stock_refaults_beyond_memory",
 };
 
 static void aws_sum(struct aws_counters *sum)

@@ -2,14 +2,17 @@
 /*
  * aws-bpf-load - attach a BPF anon LRU policy and keep it attached
  *
- * usage: aws-bpf-load [-g] [-c CGROUP] POLICY.bpf.o
+ * usage: aws-bpf-load [-g] [-c CGROUP] [-D] POLICY.bpf.o
  *
  * Loads the one struct aws_bpf_ops in POLICY.bpf.o (the verifier checks
  * every program; the end of its log is printed if it refuses one, its last
  * lines say why), attaches it with
  * a BPF link, so that anon_workingset.ko lists it as a policy, and with -g
  * selects it as the global policy (the `policy` module parameter), with -c
- * for the memory cgroup at path CGROUP (its memory.anon_ws_policy).  Then
+ * for the memory cgroup at path CGROUP (its memory.anon_ws_policy).  -D
+ * drops CAP_SYS_ADMIN from the effective set between the load and the
+ * attach: the attach of a task that could load the program but has no
+ * CAP_SYS_ADMIN, which the module refuses (a test).  Then
  * it prints "attached NAME" and waits until it is told to stop (SIGINT,
  * SIGTERM) or the link is detached from outside (bpftool link detach).
  * When the link goes -- on a stop, or because this process dies, even by
@@ -30,7 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -54,9 +60,23 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* -D: CAP_SYS_ADMIN out of the effective set, the others kept. */
+static bool drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &h, d) == 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: aws-bpf-load [-g] [-c CGROUP] POLICY.bpf.o\n");
+	fprintf(stderr, "usage: aws-bpf-load [-g] [-c CGROUP] [-D] POLICY.bpf.o\n");
 	exit(2);
 }
 
@@ -111,13 +131,15 @@ int main(int argc, char **argv)
 	struct bpf_link *link = NULL;
 	struct bpf_object *obj;
 	char path[4096];
-	bool global = false;
+	bool global = false, nocap = false;
 	int opt, status = 1;
 	struct pollfd pfd;
 
-	while ((opt = getopt(argc, argv, "gc:")) != -1) {
+	while ((opt = getopt(argc, argv, "gc:D")) != -1) {
 		if (opt == 'g')
 			global = true;
+		else if (opt == 'D')
+			nocap = true;
 		else if (opt == 'c')
 			cgroup = optarg;
 		else
@@ -160,6 +182,11 @@ int main(int argc, char **argv)
 				log);
 		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to load it: %s\n",
 			name, strerror(errno));
+		goto out;
+	}
+	if (nocap && !drop_sys_admin()) {
+		fprintf(stderr, "aws-bpf-load: cannot drop CAP_SYS_ADMIN: %s\n",
+			strerror(errno));
 		goto out;
 	}
 	link = bpf_map__attach_struct_ops(ops);

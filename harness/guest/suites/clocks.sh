@@ -16,9 +16,13 @@
 # (the module loaded, stock's rule), under detect (the module's rule, its
 # own clock) and under stock again in a cgroup of its own beside a global
 # detect.  Every refault must reach the code that stamped its shadow (none
-# dropped as an old epoch or stale), and activate as often as at clock 0:
-# a shadow misread at a boundary has a distance near 2^35 and never
-# activates, one misread as a policy's tag is dropped.
+# dropped as an old epoch or stale; one misread as a policy's tag was
+# dropped).  detect's must activate as often as at clock 0, and no stock
+# shadow may come back with a distance beyond all of memory
+# (stock_refaults_beyond_memory: a stamp misread at a boundary is 2^35
+# off).  Stock's own activations are no measure on 6.12: its workingset
+# is read from memcg statistics that lag, and the same load at clock 0
+# activated 0 or about 11 % of its refaults from one boot to the next.
 . "$AWS_TOOLS/guest/lib.sh"
 
 START=/sys/module/anon_ws_hooks/parameters/clock_start
@@ -26,11 +30,13 @@ START=/sys/module/anon_ws_hooks/parameters/clock_start
 
 # run_load CG: the load in cgroup CG; sets PSWPIN (pages swapped in), REF
 # and ACT (anon refaults and activations the kernel counted), MOD_REF
-# (refaults the module judged), OLD and STALE (shadows dropped unread).
+# (refaults the module judged), OLD and STALE (shadows dropped unread),
+# SREF and FAR (stock shadows handed to stock, and those beyond memory).
 run_load() {
-	local p0 r0 a0 m0 o0 s0
+	local p0 r0 a0 m0 o0 s0 sr0 f0
 	p0=$(vmstat pswpin) r0=$(vmstat workingset_refault_anon) a0=$(vmstat workingset_activate_anon)
 	m0=$(aws_stat refaults) o0=$(aws_stat refaults_old_epoch) s0=$(aws_stat refaults_stale)
+	sr0=$(aws_stat stock_refaults) f0=$(aws_stat stock_refaults_beyond_memory)
 	if [ -n "${CG_POLICY:-}" ]; then
 		echo +memory >/sys/fs/cgroup/cgroup.subtree_control
 		mkdir -p /sys/fs/cgroup/"$1"
@@ -41,14 +47,16 @@ run_load() {
 	PSWPIN=$(($(vmstat pswpin) - p0)) REF=$(($(vmstat workingset_refault_anon) - r0))
 	ACT=$(($(vmstat workingset_activate_anon) - a0)) MOD_REF=$(($(aws_stat refaults) - m0))
 	OLD=$(($(aws_stat refaults_old_epoch) - o0)) STALE=$(($(aws_stat refaults_stale) - s0))
-	diag "$1: pswpin $PSWPIN, refaults $REF (module $MOD_REF), activations $ACT, old epoch $OLD, stale $STALE"
+	SREF=$(($(aws_stat stock_refaults) - sr0)) FAR=$(($(aws_stat stock_refaults_beyond_memory) - f0))
+	diag "$1: pswpin $PSWPIN, refaults $REF (module $MOD_REF, stock's $SREF, $FAR beyond memory)," \
+		"activations $ACT, old epoch $OLD, stale $STALE"
 }
 
 # at_clock NAME START: the three loads with every clock set to START; for
 # each kind K (stock, detect, cgstock) sets IN[K] (pages swapped in),
 # REFS[K] (refaults judged by the code that stamped them), ACTS[K]
-# (activations) and BAD[K] (shadows dropped unread).
-declare -A IN REFS ACTS BAD
+# (activations), BAD[K] (shadows dropped unread), SREFS[K] and FARS[K].
+declare -A IN REFS ACTS BAD SREFS FARS
 at_clock() {
 	local k
 	mod_unload
@@ -60,7 +68,7 @@ at_clock() {
 		cgstock) CG_POLICY=stock ;;
 		esac
 		run_load "$k$1"
-		IN[$k]=$PSWPIN ACTS[$k]=$ACT BAD[$k]=$((OLD + STALE))
+		IN[$k]=$PSWPIN ACTS[$k]=$ACT BAD[$k]=$((OLD + STALE)) SREFS[$k]=$SREF FARS[$k]=$FAR
 		if [ $k = detect ]; then REFS[$k]=$MOD_REF; else REFS[$k]=$REF; fi
 	done
 	CG_POLICY=
@@ -80,23 +88,31 @@ diag "at clock 0, per mille: refaults/pswpin stock ${REF0[stock]} detect ${REF0[
 	"cgstock ${REF0[cgstock]}; activations/refaults stock ${ACT0[stock]} detect ${ACT0[detect]}" \
 	"cgstock ${ACT0[cgstock]}"
 
-# Each boundary: refaults per swap-in and activations per refault at least
-# half of clock 0's, nothing dropped unread.  A misread shadow gives no
-# activation at all; the ratios measured on 6.1 at the four clocks ranged
-# 998-1000 and 55-71 per mille (build/runs/test/ktap.log of
-# AWS_SUITES=clocks AWS_MEM=256M make test).
+# Each boundary: refaults per swap-in at least half of clock 0's, nothing
+# dropped unread; stock's shadows all handed back to stock (at least 9 in
+# 10 of its refaults) within memory, detect's activations per refault at
+# least half of clock 0's (a misread shadow gives none).  Measured at all
+# four clocks: refaults/pswpin 997-1001 per mille on both kernels; detect's
+# activations/refaults 55-71 per mille on 6.1 and 258-271 on 6.12
+# (build/runs*/test/ktap.log of AWS_SUITES=clocks AWS_MEM=256M make test).
 for b in 28 35 36; do
 	at_clock "2^$b" $(((1 << b) - 4096))
 	for k in stock detect cgstock; do
 		r=$(per_mille "${REFS[$k]}" "${IN[$k]}") a=$(per_mille "${ACTS[$k]}" "${REFS[$k]}")
-		if [ "${BAD[$k]}" -eq 0 ] && [ "$r" -ge $((REF0[$k] / 2)) ] &&
-			[ "$a" -ge $((ACT0[$k] / 2)) ] && [ "${IN[$k]}" -gt 2048 ]; then
+		if [ $k = detect ]; then
+			[ "$a" -ge $((ACT0[$k] / 2)) ]
+		else
+			[ "${FARS[$k]}" = 0 ] && [ "${SREFS[$k]}" -ge $((REFS[$k] * 9 / 10)) ]
+		fi
+		rule=$?
+		if [ $rule = 0 ] && [ "${BAD[$k]}" -eq 0 ] && [ "$r" -ge $((REF0[$k] / 2)) ] &&
+			[ "${IN[$k]}" -gt 2048 ]; then
 			ok "clock_2_${b}_${k}_refaults_read # refaults/pswpin $r, activations/refaults $a" \
-				"per mille (clock 0: ${REF0[$k]}, ${ACT0[$k]})"
+				"per mille (clock 0: ${REF0[$k]}, ${ACT0[$k]}); stock's ${SREFS[$k]}, none beyond memory"
 		else
 			fail "clock_2_${b}_${k}_refaults_read" "pswpin ${IN[$k]}, refaults/pswpin $r" \
 				"(clock 0: ${REF0[$k]}), activations/refaults $a (clock 0: ${ACT0[$k]})" \
-				"per mille, dropped unread ${BAD[$k]}"
+				"per mille, dropped unread ${BAD[$k]}, stock's ${SREFS[$k]}, ${FARS[$k]} beyond memory"
 		fi
 	done
 done
