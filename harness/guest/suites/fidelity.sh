@@ -324,15 +324,20 @@ LRU_GEN=/sys/kernel/mm/lru_gen/enabled
 # DURING (y or n), KEY counting the shadows that left (the module's
 # evictions, or pswpout under MGLRU), turn MGLRU off (on first if it was
 # off), switch to POLICY and check what that switch's sweep still found.
-# 6.1's MGLRU may OOM-kill a writer swapping hard in a small cgroup: the
-# shadows it left before are what counts.
+# MGLRU may OOM-kill a writer swapping hard in a small cgroup: the shadows
+# it left before are what counts, and one killed too early (6.12: after
+# 128 pages, once in 6 make test runs) is followed by another writer, in a
+# cgroup and a file of its own, up to three.
 count() { if [ "$1" = pswpout ]; then vmstat pswpout; else aws_stat "$1"; fi; }
 toggle_sweeps() {
-	local n0 n left
+	local n0 n left i
 	echo "$2" >$LRU_GEN
 	n0=$(count "$3")
-	shm_write tog 2>/dev/null
-	n=$(($(count "$3") - n0))
+	for i in 1 2 3; do
+		shm_write "tog$i" 2>/dev/null
+		n=$(($(count "$3") - n0))
+		[ "$n" -le $((PAGES / 4)) ] || break
+	done
 	[ "$2" = y ] || echo y >$LRU_GEN
 	echo n >$LRU_GEN
 	set_policy "$4"
@@ -340,7 +345,7 @@ toggle_sweeps() {
 	diag "$1: $n shadows written ($3); the sweep after the toggle found $left"
 	expect "${1}_written" "$3" "$n" -gt $((PAGES / 4))
 	expect "${1}_swept" last_sweep_shadows "$left" -lt $((n / 10))
-	shm_drop tog
+	for i in 1 2 3; do [ ! -e "$SHM/tog$i" ] || shm_drop "tog$i"; done
 }
 insmod "$AWS_MOD" policy=detect
 toggle_sweeps mglru_on_module_shadows n evictions hold
