@@ -14,11 +14,16 @@
 #   1. build/kernel-unpatched (Debian's linux-source-6.1, same config, no
 #      hook patch; built here by harness/images/build-kernel.sh unpatched):
 #      nomod;
-#   2. build/kernel-default (patched): nomod, then the module with every
-#      policy its policy parameter lists, stock included.
+#   2. build/kernel-default (patched) with no module ever loaded in the
+#      boot (kernel "never" in the figures): nomod, every swap-in on the
+#      inline path of anon_ws_refault();
+#   3. build/kernel-default (patched): nomod, then the module with every
+#      policy its policy parameter lists, stock included (the job loads the
+#      module once for that list before its first run).
 #
-# The figures: the patched kernel without module against the unpatched one,
-# and each policy against stock.  Not part of make test: a benchmark.
+# The figures: the patched kernel with its module never loaded, and once
+# loaded and gone, against the unpatched one, and each policy against
+# stock.  Not part of make test: a benchmark.
 # Output in build/bench-cost/<UTC time>/ (latest -> newest): runs.tsv (every
 # run of both boots), info-*.txt, summary.txt (what is printed at the end).
 #
@@ -42,12 +47,13 @@ OUT=$AWS_BUILD/bench-cost$AWS_KSFX/$STAMP
 mkdir -p "$OUT"
 T0=$SECONDS
 for b in $(seq 1 "$BOOTS"); do
-	for k in unpatched default; do
-		mod=1
-		[ $k = unpatched ] && mod=0
+	for k in unpatched never default; do
+		mod=1 variant=$k
+		[ $k = default ] || mod=0
+		[ $k = never ] && variant=default
 		stage "bench-cost: $k kernel (boot $b of $BOOTS), $REPS reps per configuration"
 		RUN=$AWS_RUNS/bench-cost-$k
-		python3 "$AWS_TOP/harness/boot/runner.py" boot bench-cost --variant $k --cpus 1 --mem 512M \
+		python3 "$AWS_TOP/harness/boot/runner.py" boot bench-cost --variant $variant --cpus 1 --mem 512M \
 			--icount "$ICOUNT" --timeout 3600 --name "bench-cost-$k" --progress \
 			--args "module=$mod reps=$REPS writes=$WRITES size=$SIZE limit=$LIMIT" ||
 			die "the $k guest failed (above), see $RUN/ktap.log"
