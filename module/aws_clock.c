@@ -55,7 +55,7 @@ static atomic_long_t *aws_lruvec_clock(struct aws_run *r,
 
 /*
  * A test kernel may start every clock far from 0, where a long-running host
- * has them (anon_ws_clock_start=, CONFIG_ANON_WS_HOOKS_DEBUG).
+ * has them (anon_ws_hooks.clock_start, CONFIG_ANON_WS_HOOKS_DEBUG).
  */
 static void aws_clock_start(atomic_long_t *clock)
 {
