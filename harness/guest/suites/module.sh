@@ -8,10 +8,15 @@
 . "$AWS_TOOLS/guest/lib.sh"
 
 mod_unload
+# new_dmesg PATTERN: a kernel message matching PATTERN since the last mark
+# (dmesg_mark), not one an earlier load or unload left.
+dmesg_mark() { DMESG0=$(dmesg | wc -l); }
+new_dmesg() { dmesg | tail -n +$((DMESG0 + 1)) | grep -q "$1"; }
+dmesg_mark
 check insmod insmod "$AWS_MOD"
 expect default_policy policy "$(get_policy)" = detect
 expect default_ratio ratio "$(cat $AWS_PARAMS/ratio)" = auto
-check load_message bash -c 'dmesg | grep -q "anon_workingset: policy detect"'
+check load_message new_dmesg "anon_workingset: policy detect"
 expect proc_mode mode "$(stat -c %a /proc/anon_workingset)" = 600
 
 # Format: "key value", one per line, keys [a-z0-9_], values numbers except
@@ -84,9 +89,10 @@ fi
 # per-CPU counters: the reset is a new zero, a quiet system adds little
 expect reset_zeroes_counters placed_inactive "$(aws_stat placed_inactive)" -lt 500
 
+dmesg_mark
 check rmmod rmmod anon_workingset
 check proc_gone test ! -e /proc/anon_workingset
-check unload_message bash -c 'dmesg | grep -q "anon_workingset: unloaded"'
+check unload_message new_dmesg "anon_workingset: unloaded"
 check insmod_with_params insmod "$AWS_MOD" policy=baseline ratio=1
 expect param_policy_at_load policy "$(get_policy)" = baseline
 expect param_ratio_at_load ratio "$(cat $AWS_PARAMS/ratio)" = 1
