@@ -262,7 +262,7 @@ static unsigned long aws_tag(struct aws_run *r)
  */
 static void *aws_stock_shadow(unsigned long value, unsigned long nr)
 {
-	unsigned long now, raw;
+	unsigned long now;
 	struct mem_cgroup *memcg;
 	struct lruvec *lruvec;
 	struct aws_shadow s;
@@ -279,13 +279,12 @@ static void *aws_stock_shadow(unsigned long value, unsigned long nr)
 	now = atomic_long_read(&lruvec->nonresident_age);
 	s.eviction = aws_stamp_extend(&aws_stock_layout, now, s.eviction);
 	s.tag = 0;
-	raw = aws_pack_shadow(&aws_raw_layout, &s);
-	aws_unpack_shadow(&aws_raw_layout, raw, &s);
 	aws_count(AWS_STOCK_REFAULTS, nr);
+	/* the stock code masks the distance to the same width */
 	if (aws_refault_distance(&aws_raw_layout, now, s.eviction) >
 	    totalram_pages())
 		aws_count(AWS_STOCK_REFAULTS_FAR, nr);
-	return xa_mk_value(raw);
+	return xa_mk_value(aws_pack_shadow(&aws_raw_layout, &s));
 }
 
 /*
