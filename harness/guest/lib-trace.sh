@@ -43,7 +43,8 @@ lost() { awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }' $T/
 # refaults whose activate is not detect's rule on their distance and
 # workingset_size, size_not_active_anon those whose workingset_size is not
 # the active anon list they carry (detect's workingset), refault_no_id
-# the pages refaulted without an identity (swap entry), verdict_long
+# the pages refaulted without an identity (swap entry), activate_REASON
+# the pages of aws_activate events per reason, verdict_long
 # those whose distance exceeds it and verdict_long_in how many of them
 # were activated anyway.
 summary() {
@@ -81,7 +82,9 @@ summary() {
 				c["verdict_long_in"] += f["activate"]
 			}
 			if (f["activate"] + 0) c["verdict_in"]++; else c["verdict_out"]++
-		} else if (ev == "aws_age")
+		} else if (ev == "aws_activate")
+			c["activate_" f["reason"]] += f["nr_pages"]
+		else if (ev == "aws_age")
 			c["age_aged"] += f["aged"] * f["nr_pages"]
 		else if (ev == "aws_switch") {
 			c["swept"] += f["swept"]

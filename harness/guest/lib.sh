@@ -111,6 +111,12 @@ memcg_stats_flushed() {
 	for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 0.25; done
 }
 
+# dmesg_mark, then dmesg_since: the kernel messages since the mark, not
+# those an earlier load or unload left; new_dmesg PATTERN: one of them
+# matches PATTERN.
+dmesg_mark() { DMESG0=$(dmesg | wc -l); }
+dmesg_since() { dmesg | tail -n +$((DMESG0 + 1)); }
+new_dmesg() { dmesg_since | grep -q "$1"; }
 mod_load() { lsmod | grep -q '^anon_workingset ' || insmod "$AWS_MOD" "$@"; }
 mod_unload() { ! lsmod | grep -q '^anon_workingset ' || rmmod anon_workingset; }
 set_policy() { echo "$1" >"$AWS_PARAMS/policy"; }

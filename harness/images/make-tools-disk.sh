@@ -27,8 +27,12 @@ done
 rm -rf "$STAGE"
 mkdir -p "$STAGE/bin" "$STAGE/module"
 cp -a "$AWS_TOP/harness/guest" "$STAGE/guest"
-# the suites' plan lines come from the manifest
+# the suites' plan lines come from the manifest; the module suite checks
+# the policy list against the registry and /proc against its reference page
 cp -a "$AWS_TOP/harness/boot/manifest" "$STAGE/manifest"
+sed -n 's/^AWS_POLICY(\([a-z0-9_]*\))$/\1/p' "$AWS_TOP/include/aws_policy_list.h" | xargs \
+	>"$STAGE/policies"
+cp -a "$AWS_TOP/docs/proc-anon_workingset.md" "$STAGE/"
 # The bzImage's version string (its setup header points at it: a 16-bit
 # offset at 0x20e, from 0x200), which the harness suite compares with the
 # running kernel's uname.
@@ -36,7 +40,7 @@ BZ=$(aws_kdir kernel "$VARIANT")/arch/x86/boot/bzImage
 off=$(od -An -tu2 -j $((0x20e)) -N2 "$BZ" | tr -d ' ')
 dd if="$BZ" bs=1 skip=$((off + 0x200)) count=256 status=none | tr '\0' '\n' | head -n 1 \
 	>"$STAGE/kernel-version"
-cp -a "$AWS_BUILD"/userspace/aws-* "$AWS_TOP/userspace/workloads/selftest.sh" "$STAGE/bin/"
+cp -a "$AWS_BUILD"/userspace/aws-* "$STAGE/bin/"
 cp -a "$MOD/module/anon_workingset.ko" "$MOD/smoke/aws_smoke.ko" "$STAGE/module/"
 # 6.12: the BPF policies, the programs the kernel must refuse, the loader
 # and bpftool (harness/images/build-bpf.sh)

@@ -83,20 +83,35 @@ mod_unload
 shm_write ctl
 read -r ref in st < <(shm_readback ctl)
 diag "control (stock throughout): refaults $ref, swap-ins $in, reclaimed during the readback $st"
-expect control_stock_reads_its_shadows refaults "$ref" -gt $((PAGES / 4))
+# Every "no refault" case below rests on this: the same read-back counts a
+# refault per page swapped in (measured 5,239-5,253 of 8,192 pages).
+[ "$ref" -gt $((PAGES / 4)) ] ||
+	bail control_stock_reads_its_shadows "the read-back counted $ref refaults (want > $((PAGES / 4)))"
 shm_drop ctl
+# no_old_clock NAME REF IN [UNREAD]: the read-back swapped in a quarter of
+# the file or more (measured 5,220-5,297 pages) and nothing of it was
+# counted as a refault (REF) or dropped as an old epoch, stale or during
+# a switch (UNREAD, the module's counters, where it is loaded).
+no_old_clock() {
+	if [ "$3" -gt $((PAGES / 4)) ] && [ "$2" = 0 ] && [ "${4:-0}" = 0 ]; then
+		ok "$1 # $3 pages swapped in, 0 refaults"
+	else
+		fail "$1" "swap-ins $3 (want > $((PAGES / 4))), refaults $2, dropped unread ${4:-0} (want 0, 0)"
+	fi
+}
+unread() { echo $(($(aws_stat refaults_old_epoch) + $(aws_stat refaults_stale) + $(aws_stat refaults_dropped))); }
 
 # 1. Load: stock shadows are dropped before the module reads anything.
 nr0=$(vmstat workingset_nodereclaim)
 shm_write load
 sw=$(shadowed load)
+dmesg_mark
 insmod "$AWS_MOD" policy=detect
 # 6.12's shadow shrinker also frees swap-cache nodes of shadows (up to 64
 # a node); those shadows are gone before the sweep (6.1 leaves swap-cache
 # nodes alone, and its count stays near 0 here).
 gone=$((64 * ($(vmstat workingset_nodereclaim) - nr0)))
-dropped=$(dmesg | sed -n 's/.*anon_workingset: policy detect.*, \([0-9]*\) stock shadows dropped.*/\1/p' |
-	tail -n 1)
+dropped=$(dmesg_since | sed -n 's/.*anon_workingset: policy detect.*, \([0-9]*\) stock shadows dropped.*/\1/p')
 # Of the file's slots out of the swap cache (shadowed), the sweeps
 # dropped 98.7-99.8 % in 40 load and unload sweeps in make test's 256M
 # guest, on a loaded host (results/sweep-floor-6.1).  Nine tenths is below
@@ -104,11 +119,16 @@ dropped=$(dmesg | sed -n 's/.*anon_workingset: policy detect.*, \([0-9]*\) stock
 # the readback below is the exact check.
 SWEPT_PCT=90
 diag "load: $sw pages in swap out of the swap cache, up to $gone shadows taken by the shadow shrinker, ${dropped:-0} swept"
-expect load_sweep_drops_stock_shadows dropped "${dropped:-0}" -ge $(((sw - gone) * SWEPT_PCT / 100))
+# (measured: the shrinker took 0 here on both kernels; if it took half,
+# the count would say too little to judge the sweep by)
+if [ "$gone" -lt $((sw / 2)) ] && [ "${dropped:-0}" -ge $(((sw - gone) * SWEPT_PCT / 100)) ]; then
+	ok "load_sweep_drops_stock_shadows # ${dropped} of $sw, up to $gone taken by the shrinker"
+else
+	fail load_sweep_drops_stock_shadows "dropped '${dropped}' of $sw (want >= $SWEPT_PCT % of $((sw - gone))), up to $gone taken by the shrinker (want < half)"
+fi
 read -r ref in st < <(shm_readback load)
 diag "load readback: refaults $ref, swap-ins $in, reclaimed during it $st"
-expect load_no_refault_of_stock_shadow refaults "$ref" -eq 0
-expect load_readback_swapped_in pswpin "$in" -gt $((PAGES / 4))
+no_old_clock load_no_refault_of_stock_shadow "$ref" "$in" "$(unread)"
 shm_drop load
 
 # 2. detect -> stock: the module's shadows must not reach workingset_refault().
@@ -131,8 +151,7 @@ fi
 diag "detect evictions $ev, in swap out of the swap cache $sw, swept $(aws_stat last_sweep_shadows)"
 read -r ref in st < <(shm_readback switch)
 diag "switch readback: refaults $ref, swap-ins $in, reclaimed during it $st"
-expect switch_to_stock_no_old_clock refaults "$ref" -eq 0
-expect switch_readback_swapped_in pswpin "$in" -gt $((PAGES / 4))
+no_old_clock switch_to_stock_no_old_clock "$ref" "$in" "$(unread)"
 shm_drop switch
 
 # 3. detect -> upstream (the module reads both): no refault, no stale one.
@@ -141,21 +160,45 @@ shm_write d2u
 set_policy upstream
 echo reset >/proc/anon_workingset
 read -r ref in st < <(shm_readback d2u)
-expect switch_to_upstream_no_old_clock refaults "$(aws_stat refaults)" -eq 0
-expect switch_to_upstream_not_stale refaults_stale "$(aws_stat refaults_stale)" -eq 0
+no_old_clock switch_to_upstream_no_old_clock "$(aws_stat refaults)" "$in" "$(unread)"
 shm_drop d2u
 
 # 4. Unload: the stock code must not read the module's shadows.
 set_policy detect
 shm_write unload
 sw=$(shadowed unload)
+dmesg_mark
 rmmod anon_workingset
-dropped=$(dmesg | sed -n 's/.*anon_workingset: unloaded, \([0-9]*\) shadows dropped.*/\1/p' | tail -n 1)
+dropped=$(dmesg_since | sed -n 's/.*anon_workingset: unloaded, \([0-9]*\) shadows dropped.*/\1/p')
 expect unload_sweep_drops_shadows dropped "${dropped:-0}" -ge $((sw * SWEPT_PCT / 100))	# as at load
 read -r ref in st < <(shm_readback unload)
 diag "unload readback: refaults $ref, swap-ins $in, reclaimed during it $st"
-expect unload_no_old_clock refaults "$ref" -eq 0
+no_old_clock unload_no_old_clock "$ref" "$in"
 shm_drop unload
+
+# 4b. Pages of zeros: 6.12 swaps them out as a bit and back in as cleared
+# pages (swpout_zero, swpin_zero; no I/O, so not in pswpout or pswpin),
+# 6.1 like any other page.  Either way they leave shadows and refault like
+# the rest: under detect, nearly every page swapped back in (either kind)
+# is a refault the policy judged.
+insmod "$AWS_MOD" policy=detect
+mkdir -p "$CG/zero" && echo "$LIMIT" >"$CG/zero/memory.max"
+(echo $BASHPID >"$CG/zero/cgroup.procs" && head -c $((FILE_MB << 20)) /dev/zero >"$SHM/zero")
+echo max >"$CG/zero/memory.max"
+swpin_zero() { local v; v=$(vmstat swpin_zero); [ "$v" -ge 0 ] && echo "$v" || echo 0; }
+echo reset >/proc/anon_workingset
+in0=$(($(vmstat pswpin) + $(swpin_zero))) z0=$(swpin_zero)
+cat "$SHM/zero" >/dev/null
+in=$(($(vmstat pswpin) + $(swpin_zero) - in0)) z=$(($(swpin_zero) - z0))
+ref=$(aws_stat refaults)
+diag "zero pages: swapped in $in ($z as zero pages), refaults $ref"
+if [ "$in" -gt $((PAGES / 4)) ] && [ "$ref" -ge $((in * 9 / 10)) ] && [ "$(unread)" = 0 ]; then
+	ok "zero_pages_refault # $ref refaults of $in swap-ins ($z zero pages)"
+else
+	fail zero_pages_refault "$ref refaults of $in swap-ins ($z zero pages; want > $((PAGES / 4)) and >= 90 %), $(unread) dropped unread"
+fi
+shm_drop zero
+rmmod anon_workingset
 
 # 5. Stale: the shadow names the reclaim target (the parent, whose limit
 # was hit); with parent and child removed, that memcg id is gone.
@@ -170,7 +213,8 @@ sleep $((1 * ${AWS_SLOW:-1}))
 echo reset >/proc/anon_workingset
 cat "$SHM/stale" >/dev/null
 expect stale_shadow_refused refaults_stale "$(aws_stat refaults_stale)" -gt $((PAGES / 4))
-expect stale_not_judged activations "$(aws_stat activations)" -eq 0
+# (refaults counts the shadows a policy judged: a stale one never is)
+expect stale_not_judged refaults "$(aws_stat refaults)" -eq 0
 rm -f "$SHM/stale"
 
 # 6. PG_workingset on swap-in: swap-cache swap-ins only.  A process's anon
@@ -185,13 +229,16 @@ swapin_marks() { # swapin_marks POLICY -> "swapins marked"
 }
 read -r si mk < <(swapin_marks protect)
 diag "disk: swapins $si, marked $mk"
-expect disk_swapins_marked swapins_workingset "$mk" -eq "$si"
-expect disk_swapins_seen swapins "$si" -gt 1000
+# (measured 4,240-4,289 swap-ins)
+if [ "$si" -gt 1000 ] && [ "$mk" = "$si" ]; then
+	ok "disk_swapins_marked # $mk of $si"
+else
+	fail disk_swapins_marked "$mk of $si swap-ins marked (want all, of > 1000)"
+fi
 zram=0
 [ -e /sys/block/zram0 ] && echo 256M >/sys/block/zram0/disksize &&
 	mkswap -q -U clear /dev/zram0 >/dev/null && swapon /dev/zram0 && swapoff /dev/vdc && zram=1
-check zram_swap_on test $zram = 1
-# Without zram every case below fails (the values say why).
+[ $zram = 1 ] || diag "no zram swap: every case below fails"
 si=0 mk=-1 thp_detect=0 thp_upstream=0 ns_detect=-1 ns_upstream=-1
 if [ $zram = 1 ]; then
 	read -r si mk < <(swapin_marks protect)
@@ -220,16 +267,65 @@ if [ $zram = 1 ]; then
 	echo "$old_thp" >"$thp"
 	diag "thp_swpout detect $thp_detect upstream $thp_upstream;" \
 		"noshadow detect $ns_detect upstream $ns_upstream"
+	# 6.12's mTHP: 64K folios alone (the PMD size off), swapped out whole
+	# (its per-size swpout count); as a THP, none leaves a shadow under
+	# detect, every page one under upstream.
+	m64=/sys/kernel/mm/transparent_hugepage/hugepages-64kB
+	m2m=/sys/kernel/mm/transparent_hugepage/hugepages-2048kB
+	if [ -d $m64 ]; then
+		old64=$(sed 's/.*\[\(.*\)\].*/\1/' $m64/enabled) old2m=$(sed 's/.*\[\(.*\)\].*/\1/' $m2m/enabled)
+		echo always >$m64/enabled
+		echo never >$m2m/enabled
+		for p in detect upstream; do
+			set_policy "$p"
+			echo reset >/proc/anon_workingset
+			echo 1 >/proc/sys/vm/compact_memory
+			t0=$(cat $m64/stats/swpout)
+			cg_run mthp 24M aws-randw --size 64M --threads 1 --thp --writes 12000 \
+				--verify-writes >/tmp/mthp.out 2>&1
+			eval "m64_$p=$(($(cat $m64/stats/swpout) - t0))"
+			eval "mns_$p=$(aws_stat evictions_noshadow)"
+		done
+		echo "$old64" >$m64/enabled
+		echo "$old2m" >$m2m/enabled
+		# shellcheck disable=SC2154 # set by the eval above
+		diag "64K mTHP swpout detect $m64_detect upstream $m64_upstream;" \
+			"noshadow detect $mns_detect upstream $mns_upstream"
+	fi
 	swapon /dev/vdc && swapoff /dev/zram0 && echo 1 >/sys/block/zram0/reset
 fi
-expect zram_swapins_seen swapins "$si" -gt 1000
-# nearly all zram swap-ins skip the swap cache (a page still mapped by
-# another process or raced with reclaim takes the cache path)
-expect zram_swapins_not_marked marked_pct $((si > 0 ? 100 * mk / si : 100)) -lt 5
-expect thp_swapped_out thp_swpout "$thp_detect" -gt 0
-expect detect_no_large_folio_shadow evictions_noshadow "$ns_detect" -ge $((thp_detect * 512))
-expect upstream_large_folio_shadow evictions_noshadow "$ns_upstream" -eq 0
-expect upstream_thp_swapped_out thp_swpout "$thp_upstream" -gt 0
+# Nearly all zram swap-ins skip the swap cache (a page still mapped by
+# another process or raced with reclaim takes the cache path): measured 1
+# of 4,195-4,234 marked.
+if [ "$si" -gt 1000 ] && [ $((100 * mk)) -lt $((5 * si)) ]; then
+	ok "zram_swapins_not_marked # $mk of $si"
+else
+	fail zram_swapins_not_marked "$mk of $si zram swap-ins marked (want < 5 %, of > 1000)"
+fi
+# Each needs THPs swapped out whole (measured 6-11 per run).
+if [ "$thp_detect" -gt 0 ] && [ "$ns_detect" -ge $((thp_detect * 512)) ]; then
+	ok "detect_no_large_folio_shadow # $thp_detect THPs swapped out, $ns_detect pages without a shadow"
+else
+	fail detect_no_large_folio_shadow "$thp_detect THPs swapped out (want > 0), $ns_detect pages without a shadow (want >= $((thp_detect * 512)))"
+fi
+if [ "$thp_upstream" -gt 0 ] && [ "$ns_upstream" = 0 ]; then
+	ok "upstream_large_folio_shadow # $thp_upstream THPs swapped out, every page with a shadow"
+else
+	fail upstream_large_folio_shadow "$thp_upstream THPs swapped out (want > 0), $ns_upstream pages without a shadow (want 0)"
+fi
+case $(uname -r) in
+6.1.*) skip mthp_shadows_as_thp "6.1 has no mTHP" ;;
+*)
+	if [ "${m64_detect:-0}" -gt 0 ] && [ "${mns_detect:--1}" -ge $((m64_detect * 16)) ] &&
+		[ "${m64_upstream:-0}" -gt 0 ] && [ "${mns_upstream:--1}" = 0 ]; then
+		ok "mthp_shadows_as_thp # 64K: detect $m64_detect swapped out, $mns_detect pages without a shadow; upstream $m64_upstream, 0"
+	else
+		fail mthp_shadows_as_thp "64K swapped out: detect ${m64_detect:-none}, upstream ${m64_upstream:-none}" \
+			"(want > 0 each); pages without a shadow: detect ${mns_detect:-none} (want >= 16 each)," \
+			"upstream ${mns_upstream:-none} (want 0)"
+	fi
+	;;
+esac
 rmmod anon_workingset
 
 # 8. The swap-in window.  Four readers keep faulting a swapped-out file
@@ -244,7 +340,7 @@ HOOKS=/sys/module/anon_ws_hooks/parameters
 DELAY_US=200000
 stale() { cat $HOOKS/stale_shadows 2>/dev/null || echo -1; }
 insmod "$AWS_MOD" policy=detect
-check swapin_delay_knob test -w $HOOKS/swapin_delay_us
+[ -w $HOOKS/swapin_delay_us ] || bail swapin_delay_knob "$HOOKS/swapin_delay_us missing (a debug-hooks kernel has it)"
 shm_write win
 echo "$LIMIT" >$CG/win/memory.max
 s0=$(stale)
@@ -283,9 +379,15 @@ wait "${pids[@]}"
 s3=$(stale)
 old_epoch=$((old_epoch + $(aws_stat refaults_old_epoch)))
 diag "stale shadows dropped: switches $((s1 - s0)), unload $((s2 - s1)), load and switches $((s3 - s2))"
-expect window_no_old_epoch_refault refaults_old_epoch "$old_epoch" -eq 0
-expect window_switches_caught stale_shadows $((s1 - s0)) -gt 0
-expect window_unload_caught stale_shadows $((s2 - s1)) -gt 0
+# The window was hit (measured: 16-19 shadows caught at the switches, 3-4
+# at the unload), and no shadow of an earlier epoch reached a policy.
+# After rmmod nothing counts a shadow the kernel let through; the load's
+# sweep and the switches after it are checked by the same count.
+if [ "$old_epoch" = 0 ] && [ $((s1 - s0)) -gt 0 ] && [ $((s2 - s1)) -gt 0 ]; then
+	ok "window_no_old_epoch_refault # caught: switches $((s1 - s0)), unload $((s2 - s1)); 0 of an old epoch judged"
+else
+	fail window_no_old_epoch_refault "refaults_old_epoch $old_epoch (want 0); caught at switches $((s1 - s0)), at unload $((s2 - s1)) (want > 0 each)"
+fi
 shm_drop win
 
 # 9. A policy write while rmmod unloads: refused, never applied without a
@@ -293,26 +395,36 @@ shm_drop win
 # the unload waits a second between refusing writes and unregistering
 # (exit_delay_ms, debug kernels' knob): without it the debug kernel's
 # writes, a fork each, missed the window (ebusy=0).
-check exit_delay_knob test -w "$AWS_PARAMS/exit_delay_ms"
+[ -w "$AWS_PARAMS/exit_delay_ms" ] || bail exit_delay_knob "$AWS_PARAMS/exit_delay_ms missing"
 echo 1000 >"$AWS_PARAMS/exit_delay_ms"
 shm_write busy
 (cat "$SHM/busy" >/dev/null) &
 rdr=$!
 (
-	ebusy=0
+	ebusy=0 after=0
 	while [ -e "$AWS_PARAMS/policy" ]; do
 		for p in hold detect; do
-			err=$( { echo $p >"$AWS_PARAMS/policy"; } 2>&1) ||
+			if err=$( { echo $p >"$AWS_PARAMS/policy"; } 2>&1); then
+				[ $ebusy = 0 ] || after=$((after + 1))
+			else
 				case $err in *"busy"*) ebusy=$((ebusy + 1)) ;; esac
+			fi
 		done
 	done
-	echo $ebusy >/tmp/ebusy
+	echo "$ebusy $after" >/tmp/ebusy
 ) &
 wr=$!
 sleep 0.5
 rmmod anon_workingset
 wait $wr $rdr
-expect rmmod_policy_write_refused ebusy "$(cat /tmp/ebusy)" -gt 0
+# Once unloading has begun every write is refused: one accepted after the
+# first EBUSY would switch a policy the unload no longer sweeps.
+read -r ebusy after </tmp/ebusy
+if [ "$ebusy" -gt 0 ] && [ "$after" = 0 ]; then
+	ok "rmmod_policy_write_refused # $ebusy writes refused, none accepted after the first"
+else
+	fail rmmod_policy_write_refused "$ebusy refused (want > 0), $after accepted after the first refusal (want 0)"
+fi
 shm_drop busy
 
 # 10. MGLRU toggles sweep.  Shadows written under detect must be gone once
@@ -343,8 +455,12 @@ toggle_sweeps() {
 	set_policy "$4"
 	left=$(aws_stat last_sweep_shadows)
 	diag "$1: $n shadows written ($3); the sweep after the toggle found $left"
-	expect "${1}_written" "$3" "$n" -gt $((PAGES / 4))
-	expect "${1}_swept" last_sweep_shadows "$left" -lt $((n / 10))
+	# (measured 5,312-5,435 written, 0 found)
+	if [ "$n" -gt $((PAGES / 4)) ] && [ "$left" -lt $((n / 10)) ]; then
+		ok "${1}_swept # $n written ($3), $left found after the toggle"
+	else
+		fail "${1}_swept" "$n written ($3, want > $((PAGES / 4))), $left found after the toggle (want < $((n / 10)))"
+	fi
 	for i in 1 2 3; do [ ! -e "$SHM/tog$i" ] || shm_drop "tog$i"; done
 }
 insmod "$AWS_MOD" policy=detect
@@ -380,9 +496,12 @@ contended=$(($(cat $HOOKS/rmap_contended) - c0)) kept=$(($(aws_stat active_kept)
 kill $BUSY_PID 2>/dev/null
 wait $BUSY_PID 2>/dev/null
 diag "busy rmap: ${ready:-no READY}, active_anon $active, rmap_contended $contended, active_kept $kept"
-expect rmap_busy_region_active active_anon "$active" -gt $((24 << 20))
-expect rmap_contention_seen rmap_contended "$contended" -gt 1000
-expect rmap_contended_not_kept active_kept "$kept" -lt $((contended / 2))
+if [ "$active" -gt $((24 << 20)) ] && [ "$contended" -gt 1000 ] && [ "$kept" -lt $((contended / 2)) ]; then
+	ok "rmap_contended_not_kept # $contended contended, $kept kept"
+else
+	fail rmap_contended_not_kept "active_anon $active (want > 24M), contended $contended (want > 1000)," \
+		"kept $kept (want < $((contended / 2)))"
+fi
 rmdir $CG/busy
 rmmod anon_workingset
 umount "$SHM"

@@ -12,7 +12,9 @@
 #    and upstream (6.1), the private anon clock under detect (the seed), no
 #    clock under protect.
 # Thresholds: each compares a count that the rule makes large with one it
-# keeps near zero; the measured gaps are orders of magnitude (diag lines).
+# keeps near zero; the figures measured (8 runs on 6.1, 6 on 6.12, the
+# suite alone, repeated: AWS_SUITES="filerule ..." make test) are beside
+# each.
 . "$AWS_TOOLS/guest/lib.sh"
 
 CG=/sys/fs/cgroup
@@ -43,9 +45,10 @@ echo 1 >/proc/sys/vm/drop_caches
 
 # file_loop POLICY: a 10M resident anon set (aws-zipf reads it all the
 # time) and 2 passes over a 16M file in a 24M cgroup; sets F_act, F_ref,
-# the file activations and refaults of the run.
+# the file activations and refaults of the run, and F_judged, the file
+# refaults the module handed to the policy's own file rule (all of them).
 file_loop() {
-	local cg=$CG/floop pid
+	local cg=$CG/floop pid j0
 	set_policy "$1"
 	uncache
 	mkdir -p $cg && echo 24M >$cg/memory.max
@@ -53,56 +56,93 @@ file_loop() {
 		>/dev/null 2>&1 &
 	pid=$!
 	wait_stat floop anon 10
+	j0=$(aws_stat file_refaults_judged)
 	(echo $BASHPID >$cg/cgroup.procs && for _ in 1 2; do cat $FILE >/dev/null; done)
 	F_act=$(cg_stat floop workingset_activate_file) F_ref=$(cg_stat floop workingset_refault_file)
+	F_judged=$(($(aws_stat file_refaults_judged) - j0))
 	cg_stop floop
 	wait $pid
 	cg_empty floop
-	diag "$1: file refaults $F_ref, activations $F_act"
+	diag "$1: file refaults $F_ref, activations $F_act, judged by the policy's file rule $F_judged"
 }
 
 mod_unload
 insmod "$AWS_MOD" policy=stock
+declare -A ACT REF JUDGED
 for p in stock upstream baseline protect detect; do
 	file_loop $p
-	eval "act_$p=$F_act ref_$p=$F_ref"
+	ACT[$p]=$F_act REF[$p]=$F_ref JUDGED[$p]=$F_judged
 done
-for p in stock upstream baseline protect detect; do
-	eval "expect file_refaults_seen_$p workingset_refault_file \$ref_$p -gt 1024"
-done
-# 6.1 and 5.8: most refaults of the loop activate.
+# Every case needs the loop's second pass to have refaulted: at least 90 %
+# of the file's 4,096 pages (measured 4,097-4,112 on 6.1, 4,097-5,013 on
+# 6.12; no shadows would give 0).
+# 6.1 and 5.8: most refaults of the loop activate (measured 100 % on 6.1,
+# 78-100 % on 6.12); more than half is asked.  Their file rule is the
+# kernel's own: the module hands it no refault (file_refaults_judged).
 for p in stock upstream baseline; do
-	eval "expect file_rule_6_1_activates_$p workingset_activate_file \$act_$p -gt \$((ref_$p / 4))"
+	a=${ACT[$p]} r=${REF[$p]} j=${JUDGED[$p]}
+	if [ "$r" -ge 3686 ] && [ "$a" -gt $((r / 2)) ] && [ "$j" = 0 ]; then
+		ok "file_rule_6_1_activates_$p # $a of $r file refaults activated, none judged by the module"
+	else
+		fail "file_rule_6_1_activates_$p" "$a of $r file refaults activated (want > half, of >= 3686)," \
+			"$j judged by the module (want 0)"
+	fi
 done
-# The seed: active file only, which the loop never fills.
+# The seed: active file only, which the loop never fills (measured 0
+# activations in every run on both kernels); fewer than 5 % is asked.
+# Every one of the cgroup's file refaults went through the policy's rule
+# (file_refaults_judged counts refaults, system-wide, so at least those).
 for p in protect detect; do
-	eval "expect file_rule_seed_no_activation_$p workingset_activate_file \$act_$p -lt \$((ref_$p / 20))"
+	a=${ACT[$p]} r=${REF[$p]} j=${JUDGED[$p]}
+	if [ "$r" -ge 3686 ] && [ "$a" -lt $((r / 20)) ] && [ "$j" -ge "$r" ]; then
+		ok "file_rule_seed_no_activation_$p # $a of $r file refaults activated, $j judged by its rule"
+	else
+		fail "file_rule_seed_no_activation_$p" "$a of $r file refaults activated (want < 5 %, of >= 3686)," \
+			"$j judged by its rule (want >= $r)"
+	fi
 done
 
 # Which clock anon evictions and activations age: the shared one under
 # baseline (5.8) and upstream (6.1), the private anon one under detect (the
 # seed), none under protect.
-clock_run() { # clock_run POLICY: sets C_shared C_anon C_out
+# Every policy's private clock at once (a line per policy with one): the
+# global policy's own, node0_anon_age, would read 0 for baseline and
+# upstream whatever their events aged.
+priv_clocks() { awk '$1 ~ /^node[0-9]+_anon_age_/ { s += $2 } END { print s + 0 }' /proc/anon_workingset; }
+clock_run() { # clock_run POLICY: sets C_shared C_priv C_out
 	local c0 a0 o0
 	set_policy "$1"
-	c0=$(aws_stat node0_file_age) a0=$(aws_stat node0_anon_age) o0=$(vmstat pswpout)
+	c0=$(aws_stat node0_file_age) a0=$(priv_clocks) o0=$(vmstat pswpout)
 	cg_run clk 12M aws-randw --size 24M --threads 1 --writes "$(randw_writes 24)" \
 		>/dev/null 2>&1
-	C_shared=$(($(aws_stat node0_file_age) - c0)) C_anon=$(($(aws_stat node0_anon_age) - a0))
+	C_shared=$(($(aws_stat node0_file_age) - c0)) C_priv=$(($(priv_clocks) - a0))
 	C_out=$(($(vmstat pswpout) - o0))
-	diag "$1: shared clock +$C_shared, anon clock +$C_anon, pswpout +$C_out"
+	diag "$1: shared clock +$C_shared, private clocks +$C_priv, pswpout +$C_out"
 }
+# clock_case NAME COND: NAME passes iff the run swapped out more than 2,048
+# pages (measured 4,560-6,093 on both kernels) and COND holds.
+clock_case() {
+	if [ "$C_out" -gt 2048 ] && eval "$2"; then
+		ok "$1 # shared +$C_shared, private +$C_priv, pswpout +$C_out"
+	else
+		fail "$1" "shared +$C_shared, private +$C_priv, pswpout +$C_out: want pswpout > 2048 and $2"
+	fi
+}
+# Under a policy that leaves anon events off a clock, that clock moves only
+# with the file events of the run (the cgroup's binaries): measured at most
+# +35 on 6.1 and +13 on 6.12 against 4,560 or more swap-outs; a tenth of
+# the swap-outs is asked.  An anon eviction that aged it would add one per
+# swap-out.
 for p in baseline upstream; do
 	clock_run $p
-	expect "${p}_anon_evictions_age_shared_clock" clock "$C_shared" -ge "$C_out"
-	expect "${p}_private_clock_idle" clock "$C_anon" -eq 0
+	clock_case "${p}_anon_evictions_age_shared_clock" '[ "$C_shared" -ge "$C_out" ]'
+	clock_case "${p}_private_clocks_idle" '[ "$C_priv" -eq 0 ]'
 done
-expect clock_run_swapped pswpout "$C_out" -gt 2048
 clock_run detect
-expect detect_anon_evictions_age_anon_clock clock "$C_anon" -ge "$C_out"
-expect detect_shared_clock_file_only clock "$C_shared" -lt $((C_out / 10))
+clock_case detect_anon_evictions_age_anon_clock '[ "$C_priv" -ge "$C_out" ]'
+clock_case detect_shared_clock_file_only '[ "$C_shared" -lt $((C_out / 10)) ]'
 clock_run protect
-expect protect_anon_evictions_age_no_clock clock "$((C_shared + C_anon))" -lt $((C_out / 10))
+clock_case protect_anon_evictions_age_no_clock '[ $((C_shared + C_priv)) -lt $((C_out / 10)) ]'
 
 rmmod anon_workingset
 rm -f $FILE

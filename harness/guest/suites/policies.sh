@@ -25,12 +25,13 @@
 #  - detect and upstream, in sibling cgroups, differ where 6.1 counts file
 #    pages in an anon refault's workingset and the seed does not.
 . "$AWS_TOOLS/guest/lib.sh"
+. "$AWS_TOOLS/guest/lib-trace.sh"
 
 # "Alike" tolerances, in pages: twice the range (max - min) of 60 runs of the
 # thrash run below, 20 each with no module, policy=stock and policy=upstream,
 # interleaved in one 256M guest, the size make test runs this suite in
 # (`make run PLAN=alike`, harness/experiment/plans/alike.plan;
-# results/20261205T044630Z): pswpin 36,978-38,498, workingset_refault_anon
+# results/alike-6.1): pswpin 36,978-38,498, workingset_refault_anon
 # 36,974-38,494.  The runs are bimodal, for all three: most near 38,450, one
 # in seven near 37,100 (hot-2 kept).  The largest gap between two runs of the
 # same rep was 1,451 pages.  The gaps these keys must detect are wider:
@@ -40,7 +41,7 @@
 # workingset_activate_anon (0-1,473) vary more than any policy gap on this
 # run, so they are only reported; detect and upstream differ from stock by
 # less than the tolerance, and filerule.sh and the sibling case below tell
-# them apart.  On 6.12 the same plan (results/20261205T173826Z, its 60
+# them apart.  On 6.12 the same plan (results/alike-6.12, its 60
 # nomod, stock and upstream runs): pswpin 37,120-40,452,
 # workingset_refault_anon 37,116-40,460, still bimodal (most near 38,500,
 # stock's two highest near 40,000); twice those ranges, still far inside
@@ -63,7 +64,8 @@ THRASH=(aws-thrash --cold 64M --hot1 20M --cold-slice 24M --hot2 6M --rounds 6)
 KEYS="pswpin pswpout workingset_refault_anon workingset_activate_anon"
 
 # thrash_run LABEL: run THRASH in a cgroup; sets R[key] (vmstat deltas)
-# and R_res (its RESULT line).
+# and R_res (its RESULT line), and adds LABEL to VF_BAD unless the run
+# verified every page (thrash_runs_verified, after the last run).
 declare -A R N
 thrash_run() {
 	local k
@@ -74,8 +76,9 @@ thrash_run() {
 	for k in $KEYS; do R[$k]=$(($(vmstat "$k") - before[$k])); done
 	diag "$1: pswpin ${R[pswpin]} pswpout ${R[pswpout]} refault ${R[workingset_refault_anon]}" \
 		"activate ${R[workingset_activate_anon]} hot2_majfaults $(result_get "$R_res" hot2_majfaults)"
-	expect "verified_$1" verify_fail "$(result_get "$R_res" verify_fail)" -eq 0
+	[ "$(result_get "$R_res" verify_fail)" = 0 ] || VF_BAD+=" $1:'$(result_get "$R_res" verify_fail)'"
 }
+VF_BAD=
 # alike LABEL: R is like N (the run without the module) within TOL, per key.
 alike() {
 	local k d
@@ -129,28 +132,37 @@ P_pswpin=${R[pswpin]} P_hot2=$(result_get "$R_res" hot2_majfaults)
 # The module's counters are exact; /proc/vmstat folds per-CPU deltas of the
 # previous run up to a second late, so it only has to stay near zero.
 expect protect_no_shadows evictions "$(aws_stat evictions)" -eq 0
+# (no activation can come without a refault: the module and the kernel
+# count activations only on a refault)
 expect protect_no_refaults refaults "$(aws_stat refaults)" -eq 0
-expect protect_no_activations activations "$(aws_stat activations)" -eq 0
 expect protect_vmstat_refaults_near_zero workingset_refault_anon "${R[workingset_refault_anon]}" -lt 256
-expect protect_vmstat_activations_near_zero workingset_activate_anon "${R[workingset_activate_anon]}" -lt 256
 
 set_policy detect
 thrash_run detect
 D_pswpin=${R[pswpin]} D_hot2=$(result_get "$R_res" hot2_majfaults)
 # Every eviction leaves a shadow (clean swap-cache pages are evicted
 # without a write, so there are more evictions than pswpout), and nearly
-# every swap-in finds one (measured: 38,406 refaults of 38,410 swap-ins).
+# every swap-in finds one, read by detect (measured: 38,406-38,433
+# refaults of 38,410-38,433 swap-ins on 6.1, 40,030 of 40,021 on 6.12;
+# a refault can follow a swap-in counted just before the window).
 expect detect_shadows evictions "$(aws_stat evictions)" -ge "${R[pswpout]}"
-expect detect_refaults refaults "$(aws_stat refaults)" -ge $((D_pswpin * 9 / 10))
-# Catches a detect that activates every refault, none, or by another rule
-# than distance <= active anon (an inverted or shifted comparison, a
-# verdict not applied).  It asserted only workingset_activate_anon > 0,
-# which a detect activating every refault passed; that figure (vmstat, up
-# to a second late) is in the diag line above.
-activations_by_rule detect_activations
+# refaults_read NAME PSWPIN: at least 99 % of the swap-ins were refaults
+# judged by the policy, none dropped (stale, an old epoch, a switch).
+refaults_read() {
+	local ref unread
+	ref=$(aws_stat refaults)
+	unread=$(($(aws_stat refaults_stale) + $(aws_stat refaults_old_epoch) + $(aws_stat refaults_dropped)))
+	if [ "$ref" -ge $(($2 * 99 / 100)) ] && [ "$unread" = 0 ]; then
+		ok "$1 # $ref refaults judged of $2 swap-ins, none dropped"
+	else
+		fail "$1" "$ref refaults judged of $2 swap-ins (want >= 99 %), $unread dropped (want 0)"
+	fi
+}
+refaults_read detect_refaults "$D_pswpin"
+# (that detect activates by its rule, refault by refault, is the tracing
+# suite's verdicts_follow_distance, on this workload)
 hist=$(awk '$1 ~ /^refault_dist_log2_/ { t += $2 } END { print t + 0 }' /proc/anon_workingset)
-expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
-	$(($(aws_stat refaults) - $(aws_stat refaults_stale)))
+expect detect_histogram_counts_every_refault hist_total "$hist" -eq "$(aws_stat refaults)"
 # Fewer swap-ins than protect, and hot-2 kept: each bound lies halfway
 # between the highest figure detect reached and the lowest of protect's
 # usual mode.  Measured in the same 20-run plan as TOL: detect 37,528-
@@ -160,7 +172,7 @@ expect detect_histogram_counts_every_refault hist_total "$hist" -eq \
 # like protect fails these in about 17 boots of 20; the exact checks that
 # it detects at all are the refault and activation counts above.
 # On 6.12 this cell does not tell them apart: in the same plan there
-# (results/20261205T173826Z) protect kept hot-2 in most runs, as every
+# (results/alike-6.12) protect kept hot-2 in most runs, as every
 # policy did (hot-2 major faults, median: protect 196, detect 197, nomod
 # 196; swap-ins 38.5k for all five).  There the two cases run protect and
 # detect once more, on the same cell with a 10M hot-2 (the alike plan's
@@ -184,22 +196,26 @@ hot2_run() {
 	diag "$1 (10M hot-2): pswpin $H_pswpin hot2_majfaults $H_hot2 verify_fail $H_vf"
 }
 diag "protect this boot: pswpin $P_pswpin, hot2_majfaults $P_hot2"
+# beats_protect PSWPIN HOT2 MAX_PSWPIN MAX_HOT2: one case, both bounds.
+beats_protect() {
+	if [ "$1" -lt "$3" ] && [ "$2" -lt "$4" ]; then
+		ok "detect_beats_protect # pswpin $1 (< $3), hot2_majfaults $2 (< $4)"
+	else
+		fail detect_beats_protect "pswpin $1 (want < $3), hot2_majfaults $2 (want < $4)"
+	fi
+}
 case $(uname -r) in
 6.1.*)
-	expect detect_swaps_in_less_than_protect pswpin "$D_pswpin" -lt $(((38518 + 39683) / 2))
-	expect detect_keeps_hot2 hot2_majfaults "$D_hot2" -lt $(((230 + 370) / 2))
+	beats_protect "$D_pswpin" "$D_hot2" $(((38518 + 39683) / 2)) $(((230 + 370) / 2))
 	;;
 *)
 	hot2_run protect
 	P2_vf=$H_vf
 	hot2_run detect
 	if [ "$P2_vf" = 0 ] && [ "$H_vf" = 0 ]; then
-		expect detect_swaps_in_less_than_protect pswpin "$H_pswpin" -lt $(((45526 + 49303) / 2))
-		expect detect_keeps_hot2 hot2_majfaults "$H_hot2" -lt $(((1080 + 1575) / 2))
+		beats_protect "$H_pswpin" "$H_hot2" $(((45526 + 49303) / 2)) $(((1080 + 1575) / 2))
 	else
-		why="the 10M hot-2 runs did not verify (verify_fail: protect '$P2_vf', detect '$H_vf')"
-		fail detect_swaps_in_less_than_protect "$why"
-		fail detect_keeps_hot2 "$why"
+		fail detect_beats_protect "the 10M hot-2 runs did not verify (verify_fail: protect '$P2_vf', detect '$H_vf')"
 	fi
 	;;
 esac
@@ -217,19 +233,30 @@ expect stock_hooks_decline evictions "$(aws_stat evictions)" -eq 0
 set_policy upstream
 thrash_run upstream
 alike upstream
-expect upstream_refaults refaults "$(aws_stat refaults)" -ge $((R[pswpin] * 9 / 10))
+refaults_read upstream_refaults "${R[pswpin]}"
 # Catches an upstream that activates every refault, none, or by another
 # rule than distance <= its workingset size.  It asserted only
-# activations > 0.
+# activations > 0.  (The sibling cases at the end check its workingset
+# size, refault by refault.)
 activations_by_rule upstream_activations
 
 set_policy baseline
 thrash_run baseline
 expect baseline_no_shadows evictions "$(aws_stat evictions)" -eq 0
-expect baseline_evicts_without_shadow evictions_noshadow "$(aws_stat evictions_noshadow)" -gt 0
+# every swap-out is an eviction, without a shadow (as detect's above)
+expect baseline_evicts_without_shadow evictions_noshadow "$(aws_stat evictions_noshadow)" -ge "${R[pswpout]}"
 expect baseline_no_refaults refaults "$(aws_stat refaults)" -eq 0
 expect baseline_vmstat_refaults_near_zero workingset_refault_anon "${R[workingset_refault_anon]}" -lt 256
-expect baseline_swapin_activations swapin_activations "$(aws_stat swapin_activations)" -gt 0
+# 5.8 activates a faulted swap-in page that is already on an LRU list:
+# here nearly all (measured 38,477 of 38,487 swap-ins on 6.1, 40,002 of
+# 40,039 on 6.12); at least 9 in 10 is asked.
+expect baseline_swapin_activations swapin_activations "$(aws_stat swapin_activations)" -ge \
+	$((R[pswpin] * 9 / 10))
+if [ -z "$VF_BAD" ]; then
+	ok "thrash_runs_verified # protect, detect, nomod, stock, upstream, baseline: every page verified"
+else
+	fail thrash_runs_verified "runs with verify_fail not 0:$VF_BAD"
+fi
 
 # Placement of fresh anon memory, no memory pressure: 32M filled and held
 # by aws-zipf (it fills its region, then only reads it) in its own cgroup,
@@ -261,14 +288,21 @@ placement() { # placement POLICY -> prints "active_kb inactive_kb"
 }
 read -r ba bi < <(placement baseline)
 diag "baseline placement: active_anon ${ba} kB, inactive_anon ${bi} kB"
-expect baseline_fresh_anon_active active_kb "$ba" -gt 24576
-expect baseline_fresh_anon_not_inactive inactive_kb "$bi" -lt 8192
+if [ "$ba" -gt 24576 ] && [ "$bi" -lt 8192 ]; then
+	ok "baseline_fresh_anon_active # active ${ba} kB, inactive ${bi} kB"
+else
+	fail baseline_fresh_anon_active "active ${ba} kB (want > 24576), inactive ${bi} kB (want < 8192)"
+fi
 expect baseline_module_placed_active placed_active "$(aws_stat placed_active)" -ge 8192
 read -r pa pi < <(placement protect)
 diag "protect placement: active_anon ${pa} kB, inactive_anon ${pi} kB"
-expect protect_fresh_anon_inactive inactive_kb "$pi" -gt 24576
 # stock 6.1 places inactive too: the module's count shows it decided.
-expect protect_module_placed_inactive placed_inactive "$(aws_stat placed_inactive)" -ge 8192
+pli=$(aws_stat placed_inactive)
+if [ "$pi" -gt 24576 ] && [ "$pli" -ge 8192 ]; then
+	ok "protect_module_placed_inactive # inactive ${pi} kB, placed_inactive $pli"
+else
+	fail protect_module_placed_inactive "inactive ${pi} kB (want > 24576), placed_inactive $pli (want >= 8192)"
+fi
 expect protect_module_placed_none_active placed_active "$(aws_stat placed_active)" -eq 0
 placement stock >/dev/null
 expect stock_module_places_nothing placed "$(($(aws_stat placed_inactive) + $(aws_stat placed_active)))" -eq 0
@@ -299,39 +333,60 @@ split() { # split POLICY RATIO -> active:inactive anon ratio x100, mid-run
 }
 r1=$(split baseline 1) r8=$(split baseline 8)
 diag "baseline active:inactive x100: ratio 1 -> $r1, ratio 8 -> $r8"
-expect ratio_1_balances_lists split_x100 "$r1" -lt 200
-expect ratio_8_grows_active split_x100 "$r8" -gt 400
+# (ratio 1 alone is what 6.1's own rule gives below 1G: the parameter
+# shows in ratio 8's split, and in the two differing)
+if [ "$r1" -lt 200 ] && [ "$r8" -gt 400 ]; then
+	ok "ratio_sets_split # active:inactive x100: ratio 1 -> $r1, ratio 8 -> $r8"
+else
+	fail ratio_sets_split "ratio 1 -> $r1 (want < 200), ratio 8 -> $r8 (want > 400)"
+fi
 
-# The worked example (module/policies/example.c): detect, plus every other
-# refault from beyond the workingset activated.  32M of random writes in
-# 16M: most distances are beyond active anon, so detect activates few
-# (measured 6.2-6.5 % on 6.1; 27 % on 6.12, whose module reads exact list
-# sizes) and example at least half (its rule; measured 55 % and 63 %).
-# Example's share must also be detect's share plus about half of the
-# rest: predicted 53 % and 63.5 % for those runs, and 40 % of the rest
-# leaves slack for its unlocked counter and for the two runs' spread,
-# while an example that admitted no more than detect fails it on both
-# kernels.
-example_run() { # example_run POLICY -> "refaults activations active_kept"
-	set_policy "$1"
-	echo reset >/proc/anon_workingset
-	cg_run ex 16M aws-randw --size 32M --threads 1 --writes "$(randw_writes 32)" >/dev/null 2>&1
-	echo "$(aws_stat refaults) $(aws_stat activations) $(aws_stat active_kept)"
-}
-read -r dr da dk < <(example_run detect)
-read -r er ea ek < <(example_run example)
-diag "detect: refaults $dr activations $da; example: refaults $er activations $ea"
-expect example_admits_half_the_long_refaults activations_x100 $((100 * ea / (er ? er : 1))) -ge 45
-dpct=$((100 * da / (dr ? dr : 1)))
-expect example_adds_half_of_what_detect_refuses activations_x100 $((100 * ea / (er ? er : 1))) \
-	-ge $((dpct + (100 - dpct) * 40 / 100))
+# The worked example (module/policies/example.c): detect, plus every
+# other refault from beyond the workingset activated, counted per lruvec.
+# 32M of random writes in 16M, one writer, every refault traced: each
+# must be example's, none lost; every one within active anon activated
+# (detect's rule, with active anon as the workingset), and of the longer
+# ones exactly every other, give or take one per lruvec that judged any.
+# An example that is not the policy judging, refuses a short refault,
+# admits more or fewer long ones, or gets its state or its sizes wrong
+# fails (the same checks as bexample's, bpf.sh).
+ex_load() { cg_run ex 16M aws-randw --size 32M --threads 1 --writes "$(randw_writes 32)" >/dev/null 2>&1; }
+set_policy example
+record_window ex_load || diag "example: trace-cmd failed"
+long=${E[verdict_long]:-0} long_in=${E[verdict_long_in]:-0}
+short=$((${E[verdict_in]:-0} + ${E[verdict_out]:-0} - long))
+short_out=$((${E[verdict_bad]:-0} - long_in))
+diag "example: ${E[aws_refault]:-0} refaults traced, $short short, $long long ($long_in activated), lost ${LOST:-?}"
+if [ "${E[policy_example_aws_refault]:-0}" -gt 0 ] &&
+	[ "${E[policy_example_aws_refault]}" = "${E[aws_refault]}" ] && [ "$LOST" = 0 ] &&
+	[ "$short" -gt 0 ] && [ "$short_out" = 0 ] && [ "${E[size_not_active_anon]:-0}" = 0 ]; then
+	ok "example_activates_every_short_refault # $short of ${E[aws_refault]} refaults within active anon, all activated"
+else
+	fail example_activates_every_short_refault "${E[policy_example_aws_refault]:-0} of" \
+		"${E[aws_refault]:-0} refaults example's, $short_out of $short short ones not activated," \
+		"${E[size_not_active_anon]:-0} sizes not active anon, $LOST lost"
+fi
+nl=$(printf '%s\n' "${!E[@]}" | grep -c '^memcg_example_')
+d=$((2 * long_in - long))
+if [ "$long" -gt 100 ] && [ ${d#-} -le "$nl" ] && [ "$LOST" = 0 ]; then
+	ok "example_admits_every_other_long_refault # $long_in of $long ($nl lruvecs)"
+else
+	fail example_admits_every_other_long_refault "$long_in of $long long refaults activated ($nl lruvecs), $LOST lost"
+fi
+trace-cmd reset >/dev/null 2>&1
+
 # keep_active: hold keeps the active pages the random writes reference
-# again (its active list is a CLOCK); a policy that declines the hook
-# (detect, example) keeps none, as 6.1 keeps no anon page.
-read -r hr ha hk < <(example_run hold)
-diag "hold: refaults $hr activations $ha active_kept $hk"
-expect hold_keeps_referenced_active active_kept "$hk" -gt 0
-expect declined_keep_active_keeps_none active_kept "$((dk + ek))" -eq 0
+# again (its active list is a CLOCK).  The module counts active_kept only
+# on the running policy's own yes, so a hook that is never called, or
+# whose answer is dropped, keeps none.  Measured 3,211 (6.1) and 3,270
+# (6.12) on this load; at least 1,000 is asked.
+for p in hold hold2; do
+	set_policy $p
+	echo reset >/proc/anon_workingset
+	ex_load
+	diag "$p: refaults $(aws_stat refaults) activations $(aws_stat activations) active_kept $(aws_stat active_kept)"
+	expect ${p}_keeps_referenced_active active_kept "$(aws_stat active_kept)" -ge 1000
+done
 
 # hold and stable beyond detect: a loop half as large again as its cgroup,
 # read FAR_LOOPS times.  aws-loop only reads, so a page keeps its swap slot
@@ -362,8 +417,9 @@ far_run() { # far_run POLICY -> "refaults activations quiet memcg_activate"
 read -r fdr fda fdq fdm < <(far_run detect)
 read -r fhr fha fhq fhm < <(far_run hold)
 read -r fsr fsa fsq fsm < <(far_run stable)
+read -r f2r f2a f2q f2m < <(far_run hold2)
 diag "loop 48M in 32M x$FAR_LOOPS: detect refaults $fdr activations $fda quiet $fdq memcg $fdm;" \
-	"hold $fhr $fha $fhq $fhm; stable $fsr $fsa $fsq $fsm"
+	"hold $fhr $fha $fhq $fhm; stable $fsr $fsa $fsq $fsm; hold2 $f2r $f2a $f2q $f2m"
 expect hold_admits_beyond_detect activations "$fha" -gt $((fda + FAR_MARGIN))
 expect hold_admissions_quiet memcg_activate "$fhm" -eq 0
 expect hold_counts_quiet quiet_activations "$fhq" -eq "$fha"
@@ -373,6 +429,14 @@ expect stable_admits_beyond_detect activations "$fsa" -gt $((fda + FAR_MARGIN))
 # that its subset admissions are quiet is userspace/tests' stable cases,
 # and that the kernel counts only the loud ones is the case below.
 expect stable_loud_ones_in_memcg memcg_activate "$fsm" -eq $((fsa - fsq))
+# hold2 makes every admission quiet, as hold does: counted in
+# quiet_activations, left out of memory.stat.
+if [ "$f2a" -gt 0 ] && [ "$f2q" = "$f2a" ] && [ "$f2m" = 0 ]; then
+	ok "hold2_admissions_quiet # $f2a activations, all quiet, none in memory.stat"
+else
+	fail hold2_admissions_quiet "activations $f2a (want > 0), quiet $f2q (want all), memcg $f2m (want 0)"
+fi
+
 
 # hold2 beyond hold: a window of 0.31x memory sliding over 4x memory,
 # each position read 4 times (instance 10 of the sample plan's
@@ -491,12 +555,13 @@ for m in sib-d sib-u; do
 	v=$(result_get "$(grep '^RESULT' /tmp/$m.out)" verify_fail)
 	vf=$((vf + ${v:-1}))
 done
-expect siblings_verified verify_fail "$vf" -eq 0
-expect sibling_trace_complete lost_events "$lost" -eq 0
-# rule_held NAME POLICY WHAT: every traced verdict of POLICY used its rule
+# rule_held NAME POLICY WHAT: every traced verdict of POLICY used its
+# rule, on verified runs with no event lost
 rule_held() {
 	local n=${SE[${2}_n]:-0} bad=${SE[${2}_bad]:-0} file=${SE[${2}_file]:-0}
-	if [ "$n" -ge $SIB_EVENTS_MIN ] && [ "$bad" = 0 ] && [ "$file" -ge $SIB_FILE_MIN ]; then
+	if [ "$vf" != 0 ] || [ "$lost" != 0 ]; then
+		fail "$1" "the siblings' verify_fail $vf, events lost $lost (want 0, 0)"
+	elif [ "$n" -ge $SIB_EVENTS_MIN ] && [ "$bad" = 0 ] && [ "$file" -ge $SIB_FILE_MIN ]; then
 		ok "$1 # $n refaults, each compared with $3; up to $file file pages present"
 	else
 		fail "$1" "$bad of $n refaults (want >= $SIB_EVENTS_MIN) not compared with $3;" \
