@@ -111,6 +111,10 @@ memcg_stats_flushed() {
 	for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 0.25; done
 }
 
+# shell_setup: what `make shell` sets up before its prompt (jobs/shell.sh),
+# so that README's commands find it: the memory controller for child
+# cgroups (their memory.anon_ws_* files exist only with it).
+shell_setup() { echo +memory >/sys/fs/cgroup/cgroup.subtree_control; }
 # dmesg_mark, then dmesg_since: the kernel messages since the mark, not
 # those an earlier load or unload left; new_dmesg PATTERN: one of them
 # matches PATTERN.

@@ -33,6 +33,8 @@ cp -a "$AWS_TOP/harness/boot/manifest" "$STAGE/manifest"
 sed -n 's/^AWS_POLICY(\([a-z0-9_]*\))$/\1/p' "$AWS_TOP/include/aws_policy_list.h" | xargs \
 	>"$STAGE/policies"
 cp -a "$AWS_TOP/docs/proc-anon_workingset.md" "$STAGE/"
+# the readme suite runs README's commands as printed
+cp -a "$AWS_TOP/README.md" "$STAGE/"
 # The bzImage's version string (its setup header points at it: a 16-bit
 # offset at 0x20e, from 0x200), which the harness suite compares with the
 # running kernel's uname.

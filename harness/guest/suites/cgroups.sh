@@ -4,24 +4,27 @@
 # Per-cgroup policy suite: memory.anon_ws_policy and memory.anon_ws_ratio
 # exist in every memory cgroup but the root while the module is loaded;
 # two sibling cgroups run two policies at the same time and each shows its
-# own policy's defining behaviour (placement, shadows); a child without a
-# setting inherits its parent's; a cgroup's policy changes under a
-# verifying load like a global switch (counted, swept); a deleted cgroup's
-# setting is dropped and a new cgroup of the same name starts at default;
-# a write in flight when rmdir begins is refused by the module itself;
-# bad input is refused with nothing changed; each policy ages clocks of its
-# own; a delegatee cannot write the files; a deleted cgroup's shadows are
-# judged by the policy that stamped them; a recycled memcg id starts with
-# fresh private state.
+# own policy's defining behaviour (placement, shadows), decided by the
+# module and not by the global stock around them; a child without a
+# setting inherits its parent's policy and ratio, and a cgroup's own ratio
+# beats its parent's; a cgroup's policy changes under a verifying load
+# like a global switch (counted, swept: no shadow of an old policy reaches
+# a refault); a deleted cgroup's setting is dropped and a new cgroup of
+# the same name starts at default; a write in flight when rmdir begins is
+# refused by the module itself; bad input is refused with nothing changed;
+# each policy ages clocks of its own; a delegatee cannot write the files;
+# a deleted cgroup's shadows are judged by the policy that stamped them; a
+# recycled memcg id is noticed once, by the cgroup that gets it.
 . "$AWS_TOOLS/guest/lib.sh"
 
 CG=/sys/fs/cgroup
 mod_unload
 echo +memory >$CG/cgroup.subtree_control
-rmdir $CG/pa/kid $CG/pa $CG/pb $CG/pc $CG/pd $CG/deleg/sub $CG/deleg $CG/pe $CG/pf $CG/ra $CG/rb 2>/dev/null
+rmdir $CG/pa/kid $CG/pa $CG/pb $CG/pc $CG/pd $CG/deleg/sub $CG/deleg $CG/pe $CG/pf \
+	$CG/ra/k/g $CG/ra/k $CG/ra $CG/rq/rb $CG/rq 2>/dev/null
 mkdir -p $CG/pa/kid $CG/pb $CG/pc
 echo +memory >$CG/pa/cgroup.subtree_control
-check no_files_without_module test ! -e $CG/pa/memory.anon_ws_policy
+# (That a cgroup has no files without the module is files_gone_after_unload's.)
 insmod "$AWS_MOD" policy=stock || bail insmod "insmod policy=stock failed"
 check files_in_every_cgroup test -e $CG/pa/memory.anon_ws_policy -a \
 	-e $CG/pa/kid/memory.anon_ws_ratio -a -e $CG/pb/memory.anon_ws_ratio
@@ -76,7 +79,17 @@ split_kb() { # split_kb CGROUP -> "active_kb inactive_kb" of its anon pages
 
 # Siblings, at the same time, no memory pressure: pa (baseline, set on the
 # parent of kid, which has no setting: inherited) starts new anon pages
-# active, pb (protect) inactive.  The global policy (stock) decides neither.
+# active, pb (protect) inactive.  The global policy (stock) decides
+# neither, but stock places new anon pages inactive too, so each case
+# also needs the module's count of its placements: after the reset below
+# every anon page of pa/kid and pb is faulted in fresh (no limit, no
+# swap) and placed by its cgroup's policy, and the shell's own cgroup
+# (the root, stock) places nothing the module counts.  So placed_active
+# >= pa/kid's active pages and placed_inactive >= pb's inactive ones
+# follow from the code (kB / 4 = pages); the lists' 36M floor is 3/4 of
+# the 48M set (measured 49,272-49,340 kB active and 49,268-49,336 kB
+# inactive, placed 12,338-12,339 pages each, in make test and the six
+# runs named at the ratio case, on 6.1 and 6.12).
 echo baseline >$CG/pa/memory.anon_ws_policy
 echo protect >$CG/pb/memory.anon_ws_policy
 expect global_policy_untouched policy "$(get_policy)" = stock
@@ -108,68 +121,94 @@ cg_stop pb
 wait $za $zb
 diag "pa/kid (baseline, inherited): active ${ka} kB inactive ${ki} kB;" \
 	"pb (protect): active ${pa} kB inactive ${pi} kB"
-expect inherited_baseline_places_active active_kb "$ka" -gt 36864
-expect sibling_protect_places_inactive inactive_kb "$pi" -gt 36864
 pla=$(aws_stat placed_active) pli=$(aws_stat placed_inactive)
-if [ "$pla" -ge 9216 ] && [ "$pli" -ge 9216 ]; then
-	ok "module_placed_both_ways # placed_active $pla, placed_inactive $pli"
+if [ "$ka" -gt 36864 ] && [ "$pla" -ge $((ka / 4)) ]; then
+	ok "inherited_baseline_places_active # active $ka kB, module placed_active $pla pages"
 else
-	fail module_placed_both_ways "placed_active $pla, placed_inactive $pli (want >= 9216 each)"
+	fail inherited_baseline_places_active "active $ka kB (want > 36864), module placed_active $pla (want >= $((ka / 4)) pages)"
+fi
+if [ "$pi" -gt 36864 ] && [ "$pli" -ge $((pi / 4)) ]; then
+	ok "sibling_protect_places_inactive # inactive $pi kB, module placed_inactive $pli pages"
+else
+	fail sibling_protect_places_inactive "inactive $pi kB (want > 36864), module placed_inactive $pli (want >= $((pi / 4)) pages)"
 fi
 
-# A cgroup's ratio sets its own lists' split: two baseline siblings (new
-# anon pages start active, so the balance is the ratio's) at ratio 1 and
-# 8, zipf 0.6 over 48M in 32M at the same time, read 3 s in.  The global
-# split case in the policies suite measured 16.1M:16.4M and 29.0M:3.5M
-# for these ratios; its bounds are used here.
-mkdir -p $CG/ra $CG/rb
-for c in ra rb; do
-	echo baseline >$CG/$c/memory.anon_ws_policy
-	echo 32M >$CG/$c/memory.max
-done
-echo 1 >$CG/ra/memory.anon_ws_ratio
-echo 8 >$CG/rb/memory.anon_ws_ratio
-in_cg ra aws-zipf --size 48M --seconds 60 --alpha 0.6 >/dev/null 2>&1 &
+# A cgroup's ratio sets its own lists' split, a cgroup with none takes
+# its nearest ancestor's, and a cgroup's own beats its parent's: two
+# baseline cgroups (new anon pages start active, so the balance is the
+# ratio's), ra/k/g, whose grandparent ra has ratio 8 and policy baseline
+# while k and g keep default, and rq/rb, at ratio 1 under rq at ratio 8,
+# zipf 0.6 over 48M in 32M at the same time, read 3 s in.  A grandchild
+# that read its own setting or its parent's instead of ra's would split
+# about 1:1 (auto is 1 below 1G, 6.1's sqrt rule), and an rb that took
+# rq's 8 instead of its own 1 about 8:1.  The global split case in the
+# policies suite measured 16.1M:16.4M and 29.0M:3.5M for ratios 1 and 8
+# (x100: 98 and 828); siblings here, in make test: 99 and 765 (6.1), 99
+# and 788 (6.12); this layout: ratio 8 769-797 and ratio 1 98-99 (rb's
+# anon 32,388-32,568 kB) in three runs on 6.1 (AWS_SUITES="tracing
+# tracing tracing hostile cgroups cgroups cgroups" bash harness/test.sh),
+# 767-783 and 99-102 (32,384-32,592 kB) in three on 6.12 (KVER=6.12).
+mkdir -p $CG/ra/k/g $CG/rq/rb
+for c in ra ra/k rq; do echo +memory >$CG/$c/cgroup.subtree_control; done
+for c in ra rq/rb; do echo baseline >$CG/$c/memory.anon_ws_policy; done
+for c in ra/k/g rq/rb; do echo 32M >$CG/$c/memory.max; done
+for c in ra rq; do echo 8 >$CG/$c/memory.anon_ws_ratio; done
+echo 1 >$CG/rq/rb/memory.anon_ws_ratio
+in_cg ra/k/g aws-zipf --size 48M --seconds 60 --alpha 0.6 >/dev/null 2>&1 &
 za=$!
-in_cg rb aws-zipf --size 48M --seconds 60 --alpha 0.6 >/dev/null 2>&1 &
+in_cg rq/rb aws-zipf --size 48M --seconds 60 --alpha 0.6 >/dev/null 2>&1 &
 zb=$!
 sleep $((3 * ${AWS_SLOW:-1}))
-read -r aa ai < <(split_kb ra)
-read -r ba bi < <(split_kb rb)
-cg_stop ra
-cg_stop rb
+read -r aa ai < <(split_kb ra/k/g)
+read -r ba bi < <(split_kb rq/rb)
+cg_stop ra/k/g
+cg_stop rq/rb
 wait $za $zb
-r1=$((100 * aa / (ai ? ai : 1))) r8=$((100 * ba / (bi ? bi : 1)))
-diag "ratio 1 sibling: active ${aa} kB inactive ${ai} kB; ratio 8 sibling: active ${ba} kB inactive ${bi} kB"
-if [ "$r1" -lt 200 ] && [ "$r8" -gt 400 ] && [ "$(get_policy)" = stock ]; then
-	ok "cgroup_ratio_sets_own_split # active:inactive x100: ratio 1 -> $r1, ratio 8 -> $r8"
+r8=$((100 * aa / (ai ? ai : 1))) r1=$((100 * ba / (bi ? bi : 1)))
+diag "ratio 8 grandchild: active ${aa} kB inactive ${ai} kB; ratio 1 under 8: active ${ba} kB inactive ${bi} kB"
+if [ "$r8" -gt 400 ] && [ "$r1" -lt 200 ] && [ "$((ba + bi))" -gt 16384 ] &&
+	[ "$(get_policy)" = stock ]; then
+	ok "ratio_inherited_and_own_split # active:inactive x100: ratio 8 (grandparent's) -> $r8, own 1 under 8 -> $r1"
 else
-	fail cgroup_ratio_sets_own_split "ratio 1 -> $r1 (want < 200), ratio 8 -> $r8 (want > 400)"
+	fail ratio_inherited_and_own_split "ratio 8 (grandparent's) -> $r8 (want > 400), own 1 under 8 -> $r1 (want < 200), its anon $((ba + bi)) kB (want > 16384)"
 fi
-rmdir $CG/ra $CG/rb
+rmdir $CG/ra/k/g $CG/ra/k $CG/ra $CG/rq/rb $CG/rq
 
 # Shadows, at the same time, under each cgroup's own limit: pa detect
 # (anon shadows: refaults in its memory.stat; the load runs in pa/kid,
 # which inherits it), pb baseline (none), each 32M of random writes in
-# 16M.
+# 16M.  memory.stat counts the refaults of stock's shadows too, so pa's
+# must also be the module's: only a policy other than stock counts
+# refaults (pb's baseline stamps no shadow), and a pa left to the global
+# stock would count them in stock_refaults instead.  memory.stat and the
+# module's count agreed exactly once flushed (5,980-6,063 in three runs
+# on 6.1, the command at the ratio case; 5,529-5,601 in three on 6.12):
+# the 9/10 is slack for memory.stat's flush, and 1000 is under a fifth of
+# the refaults.
 echo detect >$CG/pa/memory.anon_ws_policy
 echo baseline >$CG/pb/memory.anon_ws_policy
 echo 16M >$CG/pa/memory.max
 echo 16M >$CG/pb/memory.max
 W=$(randw_writes 32)
+echo reset >/proc/anon_workingset
 in_cg pa/kid aws-randw --size 32M --threads 1 --writes "$W" --verify-writes >/tmp/pa.out 2>&1 &
 ra=$!
 in_cg pb aws-randw --size 32M --threads 1 --writes "$W" --verify-writes >/tmp/pb.out 2>&1 &
 rb=$!
 wait $ra; rca=$?
 wait $rb; rcb=$?
+memcg_stats_flushed
 fa=$(cg_stat pa/kid workingset_refault_anon) fb=$(cg_stat pb workingset_refault_anon)
 ma=$(cg_stat pa/kid pgmajfault) mb=$(cg_stat pb pgmajfault)
-diag "pa/kid (detect, inherited): refaults $fa majfaults $ma exit $rca; pb (baseline): refaults $fb majfaults $mb exit $rcb"
-if [ "$fa" -gt 1000 ] && [ $rca = 0 ] && grep -q 'verify_fail=0' /tmp/pa.out; then
-	ok "detect_sibling_judges_refaults # workingset_refault_anon $fa, verified"
+mr=$(($(aws_stat refaults) - $(aws_stat refaults_stale))) msr=$(aws_stat stock_refaults)
+diag "pa/kid (detect, inherited): refaults $fa majfaults $ma exit $rca; pb (baseline): refaults $fb majfaults $mb exit $rcb;" \
+	"module: refaults - stale $mr, stock_refaults $msr"
+if [ "$fa" -gt 1000 ] && [ "$mr" -ge $((fa * 9 / 10)) ] && [ "$msr" = 0 ] && [ $rca = 0 ] &&
+	grep -q 'verify_fail=0' /tmp/pa.out; then
+	ok "detect_sibling_judges_refaults # workingset_refault_anon $fa, judged by the module $mr, verified"
 else
-	fail detect_sibling_judges_refaults "refaults $fa, exit $rca: $(grep RESULT /tmp/pa.out)"
+	fail detect_sibling_judges_refaults "workingset_refault_anon $fa (want > 1000), module refaults - stale $mr" \
+		"(want >= $((fa * 9 / 10))), stock_refaults $msr (want 0), exit $rca: $(grep RESULT /tmp/pa.out)"
 fi
 if [ "$fb" = 0 ] && [ "$mb" -gt 1000 ] && [ $rcb = 0 ] && grep -q 'verify_fail=0' /tmp/pb.out; then
 	ok "baseline_sibling_leaves_no_shadows # refaults 0, majfaults $mb, verified"
@@ -178,7 +217,12 @@ else
 fi
 
 # A cgroup's policy changed under a verifying load: every policy in turn,
-# twice; each change is a switch with its sweep, the data stays intact.
+# twice; each change is a switch with its sweep, the data stays intact,
+# and no shadow stamped before a switch reaches a refault after it
+# (refaults_old_epoch: a sweep that missed shadows).  The load runs on
+# for 2 s after the last switch, so that the last policy's refaults come
+# (swap-ins in those 2 s: 10,824-13,155 in four runs on 6.1, the command
+# at the ratio case; 11,774-13,964 on 6.12: the floor of 1000 is a tenth).
 # The load starts under detect, not the global stock: on 6.12 a cgroup
 # whose anon pages all went active in its first seconds, under stock,
 # was OOM-killed before the first switch (3 of 3 full make test runs,
@@ -191,6 +235,7 @@ in_cg pc aws-randw --size 32M --threads 2 --seconds 600 --verify-writes >/tmp/pc
 rc_pid=$!
 sleep 2
 sw=$(aws_stat switches) sweeps=$(aws_stat sweeps) n=0 cur=detect bad=0 in0=$(vmstat pswpin)
+oe0=$(aws_stat refaults_old_epoch)
 log=''
 for p in $ALL $ALL; do
 	log+=" $(cut -d' ' -f1 /proc/uptime):$p"
@@ -198,16 +243,20 @@ for p in $ALL $ALL; do
 	[ "$p" = "$cur" ] || n=$((n + 1))
 	cur=$p
 done
-din=$(($(vmstat pswpin) - in0))
-diag "policies of pc from (uptime:policy):$log"
+in1=$(vmstat pswpin)
+sleep $((2 * ${AWS_SLOW:-1}))
+din=$((in1 - in0)) dafter=$(($(vmstat pswpin) - in1))
+diag "policies of pc from (uptime:policy):$log; pswpin +$din during, +$dafter in the 2 s after"
 cg_stop pc
 wait $rc_pid; rcc=$?
+oe=$(aws_stat refaults_old_epoch)
 if [ $bad = 0 ] && [ $((sw + n)) = "$(aws_stat switches)" ] &&
-	[ $((sweeps + n)) = "$(aws_stat sweeps)" ] && [ $din -gt 0 ]; then
-	ok "policy_changes_under_load # $n switches, $n sweeps, pswpin +$din"
+	[ $((sweeps + n)) = "$(aws_stat sweeps)" ] && [ "$oe" = "$oe0" ] && [ $dafter -gt 1000 ]; then
+	ok "policy_changes_under_load # $n switches, $n sweeps, old epoch $oe, pswpin +$din, +$dafter after"
 else
 	fail policy_changes_under_load "$bad failed writes; switches $sw -> $(aws_stat switches)," \
-		"sweeps $sweeps -> $(aws_stat sweeps), wanted +$n; pswpin +$din"
+		"sweeps $sweeps -> $(aws_stat sweeps), wanted +$n; old epoch $oe0 -> $oe (want unchanged);" \
+		"pswpin +$dafter after the last switch (want > 1000)"
 fi
 if [ $rcc = 0 ] && grep -q 'verify_fail=0' /tmp/pc.out; then
 	ok "verified_across_cgroup_changes # $(result_get "$(grep RESULT /tmp/pc.out)" pages_verified) pages"
@@ -350,26 +399,34 @@ else
 		"$(grep -m1 'RESULT\|VERIFY_FAIL' /tmp/pe.out)"
 fi
 
-# A new cgroup that gets pe's memcg id back starts with fresh private
-# state (state_resets).  Ids are handed out lowest first; pe's returns
-# once its swapped pages are gone, so new cgroups are made (and kept,
-# so that each takes the next free id) until one gets it.  Freed swap
-# slots wait in per-CPU caches, holding pe's id, until a swapoff drains
-# them.
+# A new cgroup that gets pe's memcg id back is noticed as a new owner of
+# the id's private state (state_resets, counted once the id's state is
+# reset).  pe's is the only id in this load that a stateful policy
+# claimed (hold, example, stable, hold2 keep state) and whose cgroup is
+# gone: pb (hold) and pc (every policy) live on, deleg/sub (stable) never
+# ran a hook, the others ran stateless policies.  So eight new hold
+# cgroups, each running a hook, must count exactly one reset: none if
+# the recycled id went unnoticed, one per cgroup if every new owner were
+# taken for a recycled one.  Ids are handed out lowest first and pe's
+# returns once its swapped pages are gone (the 3rd new cgroup got it in
+# make test on both kernels and in the six runs named at the ratio case);
+# freed swap slots wait in per-CPU caches, holding pe's id, until a
+# swapoff drains them.  The reset itself (the state zeroed) is not
+# visible from here.
 while read -r dev _; do
 	[ "$dev" = Filename ] || { swapoff "$dev" && swapon "$dev"; }
 done < <(cat /proc/swaps)
-rs0=$(aws_stat state_resets) tries=0
+rs0=$(aws_stat state_resets) at=''
 for i in 1 2 3 4 5 6 7 8; do
-	mkdir $CG/pg$i && echo hold >$CG/pg$i/memory.anon_ws_policy
+	{ mkdir $CG/pg$i && echo hold >$CG/pg$i/memory.anon_ws_policy; } ||
+		bail pg_cgroups "cannot make $CG/pg$i"
 	in_cg pg$i aws-randw --size 1M --threads 1 --writes 64 >/dev/null 2>&1
-	tries=$i
-	[ "$(aws_stat state_resets)" -gt "$rs0" ] && break
+	[ -n "$at" ] || [ "$(aws_stat state_resets)" = "$rs0" ] || at=$i
 	sleep 0.2
 done
-diag "state_resets $rs0 -> $(aws_stat state_resets) after $tries new cgroups"
-expect reused_memcg_id_resets_state state_resets "$(aws_stat state_resets)" -gt "$rs0"
-for i in $(seq 1 $tries); do rmdir "$CG/pg$i"; done
+diag "state_resets $rs0 -> $(aws_stat state_resets) over 8 new cgroups, first at the ${at:-none}th"
+expect reused_memcg_id_resets_state state_resets "$(aws_stat state_resets)" -eq $((rs0 + 1))
+for i in 1 2 3 4 5 6 7 8; do rmdir "$CG/pg$i"; done
 rmdir $CG/pf
 
 # Unload with settings in place: the files go, and a reload starts clean.

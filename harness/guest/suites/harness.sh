@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Harness suite: the guest booted the kernel this build made, with the hook
-# patch in it; swap works under a memory hog larger than guest RAM, with
-# every page verified; an out-of-tree module loads and unloads; MGLRU is off
-# by default.
+# patch in it; swap works under a memory hog larger than guest RAM (it
+# swapped out and in, and every page verified); an out-of-tree module loads
+# and unloads; MGLRU is off by default.
 . "$AWS_TOOLS/guest/lib.sh"
 
 # The tools disk carries the version string of the bzImage it was built
@@ -19,32 +19,45 @@ check hooks_built_in grep -q ' anon_ws_register$' /proc/kallsyms
 # aws-zipf fills its whole region (1.1x MemTotal) first, then reads a fixed
 # number of nearly uniformly chosen 64K chunks (a count, not a duration, so
 # that a slow kernel swaps in as much as a fast one).
+# The verification counts only if the hog really went through swap: a
+# tenth of MemTotal cannot fit beside the rest, so at least that much is
+# written to swap (pages: kB / 4 / 10), and the reads swap in more than
+# 1000 pages.  Measured on 6.1: pswpout 11,481 (floor 4,392) and pswpin
+# 2,571 in a 192M guest with cgroup_disable=memory (as test-c); 22,036
+# (floor 12,472) and 2,289 in 512M (AWS_SUITES=harness).  (The 589 in
+# docs/reliability.md was the old timed read, before the fixed record count.)
 in0=$(vmstat pswpin) out0=$(vmstat pswpout)
 res=$(aws-zipf --size 1.1x --threads 2 --records 300 --alpha 0.1 2>/dev/null | grep '^RESULT')
 diag "$res"
-expect hog_verified verify_fail "$(result_get "$res" verify_fail)" -eq 0
-# A tenth of MemTotal cannot fit beside the rest: at least that much is
-# written to swap.
-expect hog_swapped_out pswpout $(($(vmstat pswpout) - out0)) -gt $(($(meminfo_kb MemTotal) / 40))
-expect hog_swapped_in pswpin $(($(vmstat pswpin) - in0)) -gt 1000
+vf=$(result_get "$res" verify_fail)
+dout=$(($(vmstat pswpout) - out0)) din=$(($(vmstat pswpin) - in0))
+wout=$(($(meminfo_kb MemTotal) / 40))
+if [ "$dout" -gt "$wout" ] && [ "$din" -gt 1000 ] && [ "$vf" = 0 ]; then
+	ok "hog_verified # verify_fail 0, pswpout +$dout (> $wout), pswpin +$din (> 1000)"
+else
+	fail hog_verified "verify_fail '$vf' (want 0), pswpout +$dout (want > $wout), pswpin +$din (want > 1000)"
+fi
 
 # Loaded: insmod succeeded, the kernel lists it and its init ran; unloaded:
 # rmmod succeeded, it is gone and its exit ran.
+# Their messages are looked for only since a mark taken just before.
 smoke=$AWS_TOOLS/module/aws_smoke.ko
+dmesg_mark
 if ! insmod "$smoke"; then
 	fail smoke_load "insmod failed"
 elif ! grep -q '^aws_smoke ' /proc/modules; then
 	fail smoke_load "not in /proc/modules"
-elif ! dmesg | grep -q 'aws_smoke: loaded'; then
+elif ! new_dmesg 'aws_smoke: loaded'; then
 	fail smoke_load "its init did not run"
 else
 	ok smoke_load
 fi
+dmesg_mark
 if ! rmmod aws_smoke; then
 	fail smoke_unload "rmmod failed"
 elif grep -q '^aws_smoke ' /proc/modules; then
 	fail smoke_unload "still in /proc/modules"
-elif ! dmesg | grep -q 'aws_smoke: unloaded'; then
+elif ! new_dmesg 'aws_smoke: unloaded'; then
 	fail smoke_unload "its exit did not run"
 else
 	ok smoke_unload
