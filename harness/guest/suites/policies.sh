@@ -91,40 +91,6 @@ alike() {
 		fi
 	done
 }
-# rule_counts: "activations refaults near far" from one read of
-# /proc/anon_workingset, since the last reset: near the judged refaults
-# whose distance was below the workingset size (histogram buckets m8..p0),
-# far those whose distance was twice it or more, or whose workingset was
-# 0 (p2..p8 and inf).  The histogram counts refaults, the counters pages.
-rule_counts() {
-	awk '$1 == "activations" { a = $2 } $1 == "refaults" { r = $2 }
-		$1 ~ /^refault_dist_log2_(m[0-9]+|p0)$/ { near += $2 }
-		$1 ~ /^refault_dist_log2_(p[2-9]|inf)$/ { far += $2 }
-		END { print a + 0, r + 0, near + 0, far + 0 }' /proc/anon_workingset
-}
-# activations_by_rule NAME: one case, that the run's policy (detect or
-# upstream: both activate a refault iff its distance <= the workingset
-# size they computed, module/policies/) activated what the histogram says
-# its rule admits.  Every near refault was activated, so activations
-# (pages, at least one per refault) >= near; no far one was, so
-# refaults - activations >= far.  A workingset of 0 (in inf) admits only
-# a distance of 0; hot-1 on the active list rules it out here.  And
-# activations > 0 and < refaults: on this run the policies activate a
-# few pages, workingset_activate_anon 0-1,473 on 6.1 (the alike plan's
-# runs, TOL's comment above) and 3-448 (detect) and 4-1,098 (upstream) on
-# 6.12 (docs/port-6.12.md), of some 37,000 refaults or more.
-activations_by_rule() {
-	local act ref near far
-	read -r act ref near far < <(rule_counts)
-	if [ "$act" -gt 0 ] && [ "$act" -lt "$ref" ] && [ "$act" -ge "$near" ] &&
-		[ "$act" -le $((ref - far)) ]; then
-		ok "$1 # activations $act of $ref refaults; $near within the workingset, $far at twice it or more"
-	else
-		fail "$1" "activations $act of $ref refaults: wanted > 0, < $ref, >= $near (refaults within" \
-			"the workingset) and <= $((ref - far)) ($far refaults at twice it or more)"
-	fi
-}
-
 mod_unload
 insmod "$AWS_MOD" policy=protect
 thrash_run protect
@@ -234,11 +200,8 @@ set_policy upstream
 thrash_run upstream
 alike upstream
 refaults_read upstream_refaults "${R[pswpin]}"
-# Catches an upstream that activates every refault, none, or by another
-# rule than distance <= its workingset size.  It asserted only
-# activations > 0.  (The sibling cases at the end check its workingset
-# size, refault by refault.)
-activations_by_rule upstream_activations
+# (that upstream activates by its rule, refault by refault, is the
+# sibling case at the end, upstream_counts_file_in_anon_workingset)
 
 set_policy baseline
 thrash_run baseline
@@ -542,10 +505,14 @@ while read -r k v; do SE[$k]=$v; done < <(awk '/aws_refault:/ {
 		else next
 		n[p]++
 		if (f["workingset_size"] != want) bad[p]++
+		if (f["activate"] + 0 != (f["distance"] + 0 <= f["workingset_size"] + 0)) vbad[p]++
+		if (f["activate"] + 0) vin[p]++
 		if (file > top[p]) top[p] = file
 	} END {
 		for (p in n) print p "_n", n[p]
 		for (p in bad) print p "_bad", bad[p]
+		for (p in vbad) print p "_vbad", vbad[p]
+		for (p in vin) print p "_vin", vin[p]
 		for (p in top) print p "_file", top[p]
 	}' $T/trace)
 echo >$T/trace
@@ -556,13 +523,18 @@ for m in sib-d sib-u; do
 	vf=$((vf + ${v:-1}))
 done
 # rule_held NAME POLICY WHAT: every traced verdict of POLICY used its
-# rule, on verified runs with no event lost
+# rule (its workingset size from the list sizes it was given, and
+# activated iff the distance is within it, some activated and some not),
+# on verified runs with no event lost
 rule_held() {
 	local n=${SE[${2}_n]:-0} bad=${SE[${2}_bad]:-0} file=${SE[${2}_file]:-0}
+	local vbad=${SE[${2}_vbad]:-0} vin=${SE[${2}_vin]:-0}
 	if [ "$vf" != 0 ] || [ "$lost" != 0 ]; then
 		fail "$1" "the siblings' verify_fail $vf, events lost $lost (want 0, 0)"
+	elif [ "$vbad" != 0 ] || [ "$vin" = 0 ] || [ "$vin" = "$n" ]; then
+		fail "$1" "$vbad of $n verdicts not 'distance <= workingset size'; $vin activated (want some, not all)"
 	elif [ "$n" -ge $SIB_EVENTS_MIN ] && [ "$bad" = 0 ] && [ "$file" -ge $SIB_FILE_MIN ]; then
-		ok "$1 # $n refaults, each compared with $3; up to $file file pages present"
+		ok "$1 # $n refaults, each compared with $3, $vin activated by the rule; up to $file file pages present"
 	else
 		fail "$1" "$bad of $n refaults (want >= $SIB_EVENTS_MIN) not compared with $3;" \
 			"up to $file file pages (want >= $SIB_FILE_MIN)"

@@ -71,14 +71,15 @@ load_check() {
 	fi
 }
 # window NAME FAILURES IN0 [WHICH]: a window of operations under load passes
-# if none of them failed and the load swapped in during it (pswpin > IN0);
-# WHICH says what the failures are made of.
+# if none of them failed and the load swapped in more than 1,000 pages
+# during it (measured +8,503 to +26,004 at make test's and the short
+# stress scale); WHICH says what the failures are made of.
 window() {
 	local d=$(($(vmstat pswpin) - $3))
-	if [ "$2" = 0 ] && [ $d -gt 0 ]; then
+	if [ "$2" = 0 ] && [ $d -gt 1000 ]; then
 		ok "$1 # 0 failures, pswpin +$d during the window"
 	else
-		fail "$1" "$2 failures${4:+ ($4)}, pswpin +$d during the window"
+		fail "$1" "$2 failures${4:+ ($4)}, pswpin +$d during the window (want > 1000)"
 	fi
 }
 
@@ -198,7 +199,8 @@ s1=$(aws_stat swapins)
 res=$(cg_run again "${L}M" aws-randw --size ${L2}M --threads 1 --writes "$WRITES" 2>/dev/null |
 	grep '^RESULT')
 ds=$(($(aws_stat swapins) - s1))
-if [ $ds -gt 0 ] && [ "$(result_get "$res" verify_fail)" = 0 ]; then
+# (measured +5,807 to +18,021 swap-ins; more than 1,000 is asked)
+if [ $ds -gt 1000 ] && [ "$(result_get "$res" verify_fail)" = 0 ]; then
 	ok "hooks_count_again # swapins +$ds, verify_fail 0"
 else
 	fail hooks_count_again "swapins +$ds, RESULT: ${res:-none}"
