@@ -82,11 +82,14 @@ def module_policies():
 
 
 def workloads():
-    """aws-NAME for each program NAME.c and script NAME.sh that the
-    workloads Makefile installs (all but common.c and selftest.sh)."""
+    """aws-NAME for each program the workloads Makefile builds (its PROGS)
+    and each script NAME.sh it installs (all but selftest.sh)."""
     d = os.path.join(TOP, "userspace", "workloads")
-    return sorted("aws-" + os.path.splitext(f)[0] for f in os.listdir(d)
-                  if f.endswith((".c", ".sh")) and f not in ("common.c", "selftest.sh"))
+    with open(os.path.join(d, "Makefile")) as f:
+        progs = re.search(r"^PROGS\s*:=\s*(.*)$", f.read(), re.M).group(1).split()
+    scripts = [os.path.splitext(f)[0] for f in os.listdir(d)
+               if f.endswith(".sh") and f != "selftest.sh"]
+    return sorted("aws-" + n for n in progs + scripts)
 
 
 def shown(path):

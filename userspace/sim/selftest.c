@@ -401,6 +401,49 @@ static void measured_opt_lru(const struct trace *t, unsigned long frames,
 }
 
 /*
+ * A generator's trace @t, small enough to write out: its pages are @want
+ * (@n of them), its measured phase starts at @mark, and OPT and LRU take
+ * @opt and @lru swap-ins in it in @frames frames.  Frees @t.
+ */
+static void expect_small(struct st_ctx *c, const char *what, struct trace *t,
+			 const uint32_t *want, size_t n, size_t mark,
+			 unsigned long frames, uint64_t opt, uint64_t lru)
+{
+	struct trace h;
+	uint64_t o, l;
+
+	trace_of(&h, want, n);
+	if (!same_trace(t, &h) || t->mark != mark)
+		fail(c, "%s: %zu accesses, mark %zu", what, t->len, t->mark);
+	measured_opt_lru(t, frames, &o, &l);
+	if (o != opt || l != lru)
+		fail(c, "%s in %lu frames: OPT %llu LRU %llu, want %llu %llu",
+		     what, frames, (unsigned long long)o,
+		     (unsigned long long)l, (unsigned long long)opt,
+		     (unsigned long long)lru);
+	trace_free(&h);
+	trace_free(t);
+}
+
+/*
+ * The loop cell: the default loop (160 MiB, 4 loops) and its measured
+ * swap-ins under OPT and LRU in 128 MiB; -1 if the generator failed.
+ */
+static int loop_cell(struct st_ctx *c, struct trace *t, uint64_t *o,
+		     uint64_t *l)
+{
+	struct gen_params g;
+
+	gen_params_default(&g);
+	if (trace_generate(t, "loop", &g)) {
+		fail(c, "loop generator failed");
+		return -1;
+	}
+	measured_opt_lru(t, mb_to_pages(128, 1), o, l);
+	return 0;
+}
+
+/*
  * loop: one first-touch pass, then `loops` passes in the same order; the
  * swap-ins of the loops. By hand, 3 pages in 2 frames, 4 loops: after the
  * first pass OPT misses every other access (each miss evicts the page
@@ -413,7 +456,7 @@ static void t_gen_loop(struct st_ctx *c)
 	static const uint32_t want[] = { 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2,
 					 0, 1, 2 };
 	struct gen_params g;
-	struct trace t, h;
+	struct trace t;
 	uint64_t o, l;
 
 	gen_params_default(&g);
@@ -422,23 +465,11 @@ static void t_gen_loop(struct st_ctx *c)
 		fail(c, "loop generator failed");
 		return;
 	}
-	trace_of(&h, want, ARRAY_SIZE(want));
-	if (!same_trace(&t, &h) || t.mark != 3)
-		fail(c, "loop of 3 pages: %zu accesses, mark %zu", t.len,
-		     t.mark);
-	measured_opt_lru(&t, 2, &o, &l);
-	if (o != 6 || l != 12)
-		fail(c, "loop 3 in 2 frames: OPT %llu LRU %llu, want 6 12",
-		     (unsigned long long)o, (unsigned long long)l);
-	trace_free(&h);
-	trace_free(&t);
+	expect_small(c, "loop of 3 pages", &t, want, ARRAY_SIZE(want), 3, 2,
+		     6, 12);
 
-	gen_params_default(&g);	/* 160 MiB, 4 loops */
-	if (trace_generate(&t, "loop", &g)) {
-		fail(c, "loop generator failed");
+	if (loop_cell(c, &t, &o, &l))
 		return;
-	}
-	measured_opt_lru(&t, mb_to_pages(128, 1), &o, &l);
 	if (o != 32768 || l != 163840)
 		fail(c, "loop 160M x4 in 128M: OPT %llu LRU %llu, want 32768 163840",
 		     (unsigned long long)o, (unsigned long long)l);
@@ -458,8 +489,7 @@ static void t_gen_scanhot(struct st_ctx *c)
 					 7, 8, 9, 0, 1, 2, 3, 10, 11, 12,
 					 0, 1, 2, 3 };
 	struct gen_params g;
-	struct trace t, h;
-	uint64_t o, l;
+	struct trace t;
 
 	gen_params_default(&g);
 	g.scan_hot_mb = 4.0 / SIM_PAGES_PER_MB;
@@ -469,15 +499,7 @@ static void t_gen_scanhot(struct st_ctx *c)
 		fail(c, "scanhot generator failed");
 		return;
 	}
-	trace_of(&h, want, ARRAY_SIZE(want));
-	if (!same_trace(&t, &h) || t.mark != 4)
-		fail(c, "scanhot: %zu accesses, mark %zu", t.len, t.mark);
-	measured_opt_lru(&t, 6, &o, &l);
-	if (o != 0 || l != 12)
-		fail(c, "scanhot in 6 frames: OPT %llu LRU %llu, want 0 12",
-		     (unsigned long long)o, (unsigned long long)l);
-	trace_free(&h);
-	trace_free(&t);
+	expect_small(c, "scanhot", &t, want, ARRAY_SIZE(want), 4, 6, 0, 12);
 }
 
 /*
@@ -558,13 +580,18 @@ static bool same_stats(const struct sim_stats *a, const struct sim_stats *b)
 	       !memcmp(a->hist, b->hist, sizeof(a->hist));
 }
 
-static int scaled(struct trace *t, const char *pattern, double scale)
+static int scaled(struct st_ctx *c, struct trace *t, const char *pattern,
+		  double scale)
 {
 	struct gen_params g;
 
 	gen_params_default(&g);
 	g.scale = scale;
-	return trace_generate(t, pattern, &g);
+	if (trace_generate(t, pattern, &g)) {
+		fail(c, "generator");
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -582,10 +609,8 @@ static void t_protect_beats_baseline(struct st_ctx *c)
 
 	if (!pb || !pp || !pd)
 		return;
-	if (scaled(&t, "protect", 1.0 / 64)) {
-		fail(c, "generator");
+	if (scaled(c, &t, "protect", 1.0 / 64))
 		return;
-	}
 	if (run_lru2(&t, pb, frames, &b) || run_lru2(&t, pp, frames, &p) ||
 	    run_lru2(&t, pd, frames, &d))
 		fail(c, "run failed");
@@ -615,10 +640,8 @@ static void t_detect_beats_protect(struct st_ctx *c)
 
 	if (!pp || !pd)
 		return;
-	if (scaled(&t, "thrash", 1.0 / 16)) {
-		fail(c, "generator");
+	if (scaled(c, &t, "thrash", 1.0 / 16))
 		return;
-	}
 	if (run_lru2(&t, pp, frames, &p) || run_lru2(&t, pd, frames, &d))
 		fail(c, "run failed");
 	if (!(d.faults < p.faults))
@@ -647,10 +670,8 @@ static void t_detect_equals_upstream(struct st_ctx *c)
 
 	if (!pd || !pu || !ps)
 		return;
-	if (scaled(&t, "thrash", 1.0 / 16)) {
-		fail(c, "generator");
+	if (scaled(c, &t, "thrash", 1.0 / 16))
 		return;
-	}
 	if (run_lru2_ratio(&t, pd, frames, AWS_RATIO_AUTO, &d) ||
 	    run_lru2_ratio(&t, pu, frames, AWS_RATIO_AUTO, &u) ||
 	    run_lru2_ratio(&t, ps, frames, AWS_RATIO_AUTO, &s) ||
@@ -684,10 +705,8 @@ static void t_decisions_reach_model(struct st_ctx *c)
 	struct trace t;
 	unsigned int i;
 
-	if (scaled(&t, "thrash", 1.0 / 16)) {
-		fail(c, "generator");
+	if (scaled(c, &t, "thrash", 1.0 / 16))
 		return;
-	}
 	for (i = 0; i < aws_nr_policies; i++) {
 		const struct aws_policy *p = aws_policies[i];
 		bool marks = p->swapin && p->swapin(&f, NULL) == AWS_YES;
@@ -782,10 +801,8 @@ static void t_clock_wrap(struct st_ctx *c)
 
 	if (!lp.policy)
 		return;
-	if (scaled(&t, "thrash", 1.0 / 16)) {
-		fail(c, "generator");
+	if (scaled(c, &t, "thrash", 1.0 / 16))
 		return;
-	}
 	lru2_run(&t, &lp, &ref);
 	for (i = 0; i < ARRAY_SIZE(starts); i++) {
 		lp.clock_start = starts[i];
@@ -817,10 +834,8 @@ static void t_opt_lower_bound(struct st_ctx *c)
 		struct trace t;
 		uint64_t o;
 
-		if (scaled(&t, pats[i], 1.0 / 32)) {
-			fail(c, "generator");
+		if (scaled(c, &t, pats[i], 1.0 / 32))
 			return;
-		}
 		o = run_opt(&t, frames);
 		if (run_lru(&t, frames) < o)
 			fail(c, "%s: LRU below OPT", pats[i]);
@@ -992,7 +1007,6 @@ static void t_mglru_loop(struct st_ctx *c)
 {
 	static const uint64_t want[6] = { 14, 9, 5, 3, 1, 7 };
 	struct mglru_params cell = { .frames = mb_to_pages(128, 1) };
-	struct gen_params g;
 	struct sim_stats st;
 	struct trace t;
 	unsigned int i;
@@ -1008,12 +1022,8 @@ static void t_mglru_loop(struct st_ctx *c)
 		fail(c, "LRU on the loop of 5 in 4: not 15 faults");
 	trace_free(&t);
 
-	gen_params_default(&g);	/* 160 MiB, 4 loops */
-	if (trace_generate(&t, "loop", &g)) {
-		fail(c, "loop generator failed");
+	if (loop_cell(c, &t, &o, &l))
 		return;
-	}
-	measured_opt_lru(&t, mb_to_pages(128, 1), &o, &l);
 	if (mglru_run(&t, &cell, &st))	/* no check: 40,960 pages */
 		fail(c, "run failed");
 	if (!(sim_measured_swapins(&t, &st) > o &&

@@ -104,6 +104,13 @@ static void emit_range(struct trace *t, uint32_t first, unsigned long n)
 		trace_push(t, first + (uint32_t)i);
 }
 
+/* @n used-once pages: the @n from *@fresh on, never touched before */
+static void emit_fresh(struct trace *t, uint32_t *fresh, unsigned long n)
+{
+	emit_range(t, *fresh, n);
+	*fresh += (uint32_t)n;
+}
+
 /* n pages of a region [base, base + size) from a wrapping cursor */
 static void emit_cursor(struct trace *t, uint32_t base, unsigned long size,
 			unsigned long *cursor, unsigned long n)
@@ -175,14 +182,12 @@ static void gen_protect(struct trace *t, const struct gen_params *g)
 	emit_range(t, 0, hot);
 	for (i = 0; i < g->warmup; i++) {
 		emit_range(t, 0, hot);
-		emit_range(t, fresh, chunk);
-		fresh += (uint32_t)chunk;
+		emit_fresh(t, &fresh, chunk);
 	}
 	t->mark = t->len;
 	for (i = 0; i < g->rounds; i++) {
 		for (w = 0; w < g->waves; w++) {
-			emit_range(t, fresh, wave);
-			fresh += (uint32_t)wave;
+			emit_fresh(t, &fresh, wave);
 		}
 		emit_range(t, 0, hot);
 	}
@@ -231,13 +236,30 @@ static void gen_scanhot(struct trace *t, const struct gen_params *g)
 	emit_range(t, 0, hot);
 	t->mark = t->len;
 	for (i = 0; i < g->rounds; i++) {
-		emit_range(t, fresh, scan);
-		fresh += (uint32_t)scan;
+		emit_fresh(t, &fresh, scan);
 		emit_range(t, 0, hot);
 	}
 	snprintf(t->desc, sizeof(t->desc),
 		 "scanhot: hot %lu pages, %u rounds of %lu used-once + hot",
 		 hot, g->rounds, scan);
+}
+
+/*
+ * The rounds of a generator whose threads take turns, @per_round accesses
+ * a round (@what: the options that make it): --accesses must be a
+ * multiple of it.
+ */
+static int split_rounds(const struct gen_params *g, uint64_t per_round,
+			const char *what, uint64_t *rounds)
+{
+	if (g->accesses % per_round) {
+		trace_err("aws-sim: --accesses %llu is not a multiple of %s (%llu)\n",
+			  (unsigned long long)g->accesses, what,
+			  (unsigned long long)per_round);
+		return -1;
+	}
+	*rounds = g->accesses / per_round;
+	return 0;
 }
 
 /*
@@ -262,13 +284,9 @@ static int gen_zipf(struct trace *t, const struct gen_params *g)
 		trace_err("aws-sim: zipf needs 1 <= --zipf-chunk <= --zipf-pages < 2^32 and --zipf-threads >= 1\n");
 		return -1;
 	}
-	if (g->accesses % per_round) {
-		trace_err("aws-sim: --accesses %llu is not a multiple of --zipf-chunk x --zipf-threads (%llu)\n",
-			  (unsigned long long)g->accesses,
-			  (unsigned long long)per_round);
+	if (split_rounds(g, per_round, "--zipf-chunk x --zipf-threads",
+			 &rounds))
 		return -1;
-	}
-	rounds = g->accesses / per_round;
 	rng = calloc(nt, sizeof(*rng));
 	if (!rng || aws_zipf_init(&z, nchunks, cp, g->alpha, g->seed)) {
 		free(rng);
@@ -316,13 +334,8 @@ static int gen_randw(struct trace *t, const struct gen_params *g)
 		trace_err("aws-sim: randw needs 1 <= --randw-threads <= --randw-pages < 2^32\n");
 		return -1;
 	}
-	if (g->accesses % nt) {
-		trace_err("aws-sim: --accesses %llu is not a multiple of --randw-threads (%llu)\n",
-			  (unsigned long long)g->accesses,
-			  (unsigned long long)nt);
+	if (split_rounds(g, nt, "--randw-threads", &rounds))
 		return -1;
-	}
-	rounds = g->accesses / nt;
 	s = calloc(nt, sizeof(*s));
 	written = calloc(n, 1);
 	if (!s || !written) {

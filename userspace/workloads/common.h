@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * common.h - shared helpers for the anonymous-workingset workload programs
- * (aws-protect, aws-thrash, aws-zipf, aws-randw, aws-loop).
+ * (aws-protect, aws-thrash, aws-zipf, aws-randw, aws-loop, aws-instance).
  *
- * Provides:
- *   - option helpers: size / number parsing (exit 2 on garbage), the common
- *     options (--thp, --seed, --corrupt-test, --save-trace, --describe,
- *     --help),
- *   - --describe: one JSON line saying what page trace the run has (exact,
- *     approximate with aws-sim's arguments, or none and why), printed
- *     instead of running,
- *   - anonymous regions (mmap + MADV_NOHUGEPAGE unless --thp) with a
- *     per-page generation array,
- *   - page stamping / verification (aws_page_write / aws_page_check),
- *     which --save-trace records as the run's page-access trace,
- *   - timing, getrusage major-fault and /proc/vmstat helpers,
- *   - the single "RESULT workload=<name> key=value ..." stdout line.
+ * One header for the programs; each section is one file's interface:
+ *
+ *   common.c    the run: global state, error exits, the aws_start() /
+ *               aws_finish() bracket and the single
+ *               "RESULT workload=<name> key=value ..." stdout line,
+ *   options.c   the option table every program parses its command line
+ *               with (the common options --thp, --seed, --corrupt-test,
+ *               --save-trace, --describe, --help included), size / number
+ *               parsing (exit 2 on garbage),
+ *   describe.c  --describe: one JSON line saying what page trace the run
+ *               has (exact, approximate with aws-sim's arguments, or none
+ *               and why), printed instead of running,
+ *   verify.c    anonymous regions (mmap + MADV_NOHUGEPAGE unless --thp)
+ *               with a per-page generation array; page stamping and
+ *               verification (aws_page_write / aws_page_check),
+ *   trace.c     --save-trace: the page accesses verify.c makes, recorded
+ *               as the run's page-access trace,
+ *   workers.c   worker threads (the --threads / --seconds / --records
+ *               programs), timing, getrusage major faults and /proc/vmstat.
+ *
+ * internal.h holds what these files share with each other only.
  *
  * Exit codes used by every program:
  *   0 success, 1 runtime error (mmap, threads, /proc), 2 usage error,
@@ -24,7 +32,6 @@
 #ifndef AWS_COMMON_H
 #define AWS_COMMON_H
 
-#include <getopt.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,24 +49,7 @@ enum {
 	AWS_EXIT_VERIFY = 3,
 };
 
-/* Long-option codes of the common options (program options use < 256). */
-enum {
-	AWS_OPT_THP = 0x1000,
-	AWS_OPT_SEED,
-	AWS_OPT_CORRUPT_TEST,
-	AWS_OPT_SAVE_TRACE,
-	AWS_OPT_DESCRIBE,
-	AWS_OPT_HELP,
-	AWS_OPT_PROGRAM_BASE = 0x2000,	/* first code free for programs */
-};
-
-#define AWS_COMMON_LONGOPTS						\
-	{ "thp",          no_argument,       NULL, AWS_OPT_THP },	\
-	{ "seed",         required_argument, NULL, AWS_OPT_SEED },	\
-	{ "corrupt-test", no_argument,       NULL, AWS_OPT_CORRUPT_TEST }, \
-	{ "save-trace",   required_argument, NULL, AWS_OPT_SAVE_TRACE },	\
-	{ "describe",     no_argument,       NULL, AWS_OPT_DESCRIBE },	\
-	{ "help",         no_argument,       NULL, AWS_OPT_HELP }
+/* ---- common.c: run state, errors, run bracket and RESULT line ---------- */
 
 /* Global run state; filled by aws_init() and the common options. */
 struct aws_state {
@@ -70,31 +60,13 @@ struct aws_state {
 	uint64_t seed;		/* --seed, default 1 */
 	const char *save_trace;	/* --save-trace FILE, or NULL */
 	int describe;		/* --describe: print the trace's description */
+	int argc;		/* the command line, kept by aws_parse_options() */
+	char **argv;
 };
 extern struct aws_state aws;
 
-/* ---- setup / options ---------------------------------------------------- */
-
+/* Name the program and catch SIGUSR1 (see aws_run_workers()). */
 void aws_init(const char *name, const char *prog);
-
-/*
- * Handle a common option returned by getopt_long(). Returns 1 if handled,
- * 0 if @opt is not a common option. --help calls @usage(stdout) and exits 0.
- * '?' and ':' (getopt errors) exit 2.
- */
-int aws_common_option(int opt, const char *arg, void (*usage)(FILE *));
-
-/* Print the description of the common options (for --help texts). */
-void aws_common_usage(FILE *f);
-
-/*
- * --save-trace with @threads worker threads: exit 2 unless @threads is 1
- * (threads interleave as the scheduler runs them: no one trace).
- */
-void aws_trace_single_thread(uint64_t threads);
-
-/* Reject positional arguments left after getopt_long(); exits 2. */
-void aws_no_operands(int argc, char **argv, int optind_);
 
 /* Print "<prog>: <msg>" plus a --help hint on stderr and exit 2. */
 __attribute__((noreturn, format(printf, 1, 2)))
@@ -103,6 +75,75 @@ void aws_usage_error(const char *fmt, ...);
 /* Print "<prog>: <msg>" on stderr and exit 1. */
 __attribute__((noreturn, format(printf, 1, 2)))
 void aws_fatal(const char *fmt, ...);
+
+/*
+ * Start the measured run: opens the --save-trace file, records the start
+ * time and /proc/vmstat.
+ */
+void aws_start(void);
+
+/* Workload-specific RESULT keys, printed in the order they are added. */
+void aws_result_u64(const char *key, uint64_t val);
+void aws_result_i64(const char *key, int64_t val);
+void aws_result_double(const char *key, double val, int decimals);
+
+/*
+ * Print the RESULT line (workload keys, then verify_fail, pages_verified,
+ * seconds, pswpin, pswpout, pgmajfault, workingset_refault_anon,
+ * workingset_activate_anon) and return the exit code (0 or 3); completes
+ * the --save-trace file.
+ */
+int aws_finish(void);
+
+/* ---- options.c: the command line, sizes and numbers -------------------- */
+
+/*
+ * A program option, in a table ended by an entry with no name.  The type
+ * is the one pointer set: @flag (no argument: set to 1), @str (the
+ * argument, kept for the program to parse later: sizes), @u64
+ * (aws_parse_u64() in [@min, @max]) or @dbl (aws_parse_double() in
+ * (@dmin, @dmax]).  @given, if set, is set to 1 when the option is given.
+ * A count (passes, rounds, waves) goes from @min to AWS_MAX_COUNT.
+ */
+struct aws_option {
+	const char *name;	/* "--hot" */
+	int *flag;
+	const char **str;
+	uint64_t *u64;
+	double *dbl;
+	uint64_t min, max;
+	double dmin, dmax;
+	int *given;
+};
+
+#define AWS_MAX_COUNT		1000000
+
+#define AWS_OPT_FLAG(n, p)	{ .name = (n), .flag = (p) }
+#define AWS_OPT_STR(n, p)	{ .name = (n), .str = (p) }
+#define AWS_OPT_COUNT(n, p, lo) \
+	{ .name = (n), .u64 = (p), .min = (lo), .max = AWS_MAX_COUNT }
+#define AWS_OPT_U64(n, p, lo, hi) \
+	{ .name = (n), .u64 = (p), .min = (lo), .max = (hi) }
+#define AWS_OPT_U64_GIVEN(n, p, lo, hi, g) \
+	{ .name = (n), .u64 = (p), .min = (lo), .max = (hi), .given = (g) }
+#define AWS_OPT_DOUBLE(n, p, lo, hi) \
+	{ .name = (n), .dbl = (p), .dmin = (lo), .dmax = (hi) }
+#define AWS_OPT_DOUBLE_GIVEN(n, p, lo, hi, g) \
+	{ .name = (n), .dbl = (p), .dmin = (lo), .dmax = (hi), .given = (g) }
+#define AWS_OPT_END		{ .name = NULL }
+
+/*
+ * Parse the command line: @opts, then the common options (--thp, --seed,
+ * --corrupt-test, --save-trace, --describe, --help), with getopt_long(),
+ * each number checked as it comes.  --help calls @usage(stdout) and exits
+ * 0; an unknown option, a missing argument, a bad number or a positional
+ * argument exits 2.  Keeps argc and argv in aws for --describe.
+ */
+void aws_parse_options(int argc, char **argv, const struct aws_option *opts,
+		       void (*usage)(FILE *));
+
+/* Print the description of the common options (for --help texts). */
+void aws_common_usage(FILE *f);
 
 /*
  * Parse a size:
@@ -130,7 +171,7 @@ double aws_parse_double(const char *opt, const char *arg, double min_excl,
 /* MemTotal in bytes (exits 1 if /proc/meminfo is unreadable). */
 uint64_t aws_mem_total(void);
 
-/* ---- --describe --------------------------------------------------------- */
+/* ---- describe.c: --describe -------------------------------------------- */
 
 /*
  * --describe: once every argument is parsed and checked exactly as for a
@@ -150,10 +191,11 @@ uint64_t aws_mem_total(void);
  * harness/experiment/opt.py's trace_recipe() reads this line instead of
  * parsing the run's arguments itself.
  *
- * A program calls aws_describe_common(), then its own n/a cases
- * (aws_describe_na()), then aws_describe_exact() or, after its
- * aws_describe_sim() and aws_describe_expect() calls,
- * aws_describe_approx().
+ * A program whose arguments fix its trace calls aws_describe_fixed(); one
+ * run by workers aws_describe_workers() (workers.c); any other
+ * aws_describe_common(), then its own n/a cases (aws_describe_na()), then
+ * aws_describe_exact() or, after its aws_describe_sim() and
+ * aws_describe_expect() calls, aws_describe_approx().
  */
 
 /*
@@ -163,7 +205,13 @@ uint64_t aws_mem_total(void);
  * --corrupt-test or --thp.  Returns if none holds.  Exits 2, as a run
  * would, on --save-trace with --corrupt-test.
  */
-void aws_describe_common(int argc, char **argv, int seconds_given);
+void aws_describe_common(int seconds_given);
+
+/*
+ * With --describe, a program whose trace its arguments fix: the common
+ * n/a cases, else "exact"; exits 0.  Returns without --describe.
+ */
+void aws_describe_fixed(void);
 
 /* Print the "n/a" line with the note @fmt and exit 0. */
 __attribute__((noreturn, format(printf, 1, 2)))
@@ -187,7 +235,7 @@ void aws_describe_expect(const char *key, uint64_t val);
 __attribute__((noreturn))
 void aws_describe_approx(uint64_t threads, const char *what);
 
-/* ---- regions and page verification -------------------------------------- */
+/* ---- verify.c: regions and page verification --------------------------- */
 
 struct aws_region {
 	const char *label;	/* for messages, e.g. "hot2" */
@@ -203,24 +251,11 @@ struct aws_region {
 struct aws_region *aws_region_alloc(const char *label, size_t bytes);
 void aws_region_free(struct aws_region *r);
 
-/*
- * --save-trace: the page accesses of a run, in aws-sim's binary trace
- * format (docs/trace-format.md), one u32 record per access.  Every access
- * the helpers below make to a region's memory is recorded, and nothing
- * else: aws_page_write(), aws_page_check() of a written page (a read of a
- * never-written page maps the shared zero page and takes no frame, so it
- * is left out) and each page of aws_access_range() once.  A page is
- * numbered by its region: region k's page i is the sum of the sizes, in
- * pages, of the regions allocated before it, plus i, so a region freed and
- * another mapped at its address are distinct pages, as they are to the
- * kernel.  aws_start() opens the file, aws_finish() completes its header.
- * Only one thread may touch regions while a trace is written (programs
- * refuse --save-trace with more than one worker thread), and not with
- * --corrupt-test (refused by aws_start()).
- */
-
 /* Stamp page @idx with generation @gen (>= 1) and record it in r->gen[]. */
 void aws_page_write(struct aws_region *r, size_t idx, uint32_t gen);
+
+/* Stamp every page of @r, in order, with generation 1. */
+void aws_region_write_all(struct aws_region *r);
 
 /*
  * Check page @idx against generation @expected_gen (0: page must read as
@@ -257,13 +292,38 @@ void aws_corrupt_page(struct aws_region *r, size_t idx);
 
 /*
  * Worker threads count pages_verified in thread-local storage; each worker
- * must call this before it returns. aws_finish() flushes the main thread.
+ * must call this before it returns (aws_run_workers() does). aws_finish()
+ * flushes the main thread.
  */
 void aws_thread_flush(void);
 
 uint64_t aws_verify_failures(void);
 
-/* ---- timing, faults, vmstat --------------------------------------------- */
+/* ---- trace.c: --save-trace --------------------------------------------- */
+
+/*
+ * --save-trace: the page accesses of a run, in aws-sim's binary trace
+ * format (docs/trace-format.md), one u32 record per access.  Every access
+ * the verify.c helpers make to a region's memory is recorded, and nothing
+ * else: aws_page_write(), aws_page_check() of a written page (a read of a
+ * never-written page maps the shared zero page and takes no frame, so it
+ * is left out) and each page of aws_access_range() once.  A page is
+ * numbered by its region: region k's page i is the sum of the sizes, in
+ * pages, of the regions allocated before it, plus i, so a region freed and
+ * another mapped at its address are distinct pages, as they are to the
+ * kernel.  aws_start() opens the file, aws_finish() completes its header.
+ * Only one thread may touch regions while a trace is written (programs
+ * refuse --save-trace with more than one worker thread), and not with
+ * --corrupt-test (refused by aws_start()).
+ */
+
+/*
+ * --save-trace with @threads worker threads: exit 2 unless @threads is 1
+ * (threads interleave as the scheduler runs them: no one trace).
+ */
+void aws_trace_single_thread(uint64_t threads);
+
+/* ---- workers.c: worker threads, timing, faults, vmstat ----------------- */
 
 double aws_now(void);			/* CLOCK_MONOTONIC seconds */
 void aws_sleep(double seconds);
@@ -282,36 +342,99 @@ struct aws_vmstat {
 	long long v[AWS_VM_NR];		/* -1 = key missing / unreadable */
 };
 
+/* The /proc/vmstat keys, indexed by AWS_VM_*. */
+extern const char *const aws_vm_keys[AWS_VM_NR];
+
 void aws_vmstat_read(struct aws_vmstat *vm);
 
 /*
- * Start @n threads running @fn(args + i * arg_size). Once they have all
- * returned, or @seconds (> 0; <= 0 means no limit) have elapsed, or SIGUSR1
- * has arrived, set *@stop (workers poll it) and join them. Returns the elapsed wall time in seconds.
- * Exits 1 if a thread cannot be created.
+ * A measured phase: aws_phase_begin() reads /proc/vmstat, ru_majflt and
+ * the clock, aws_phase_end() the same in reverse order and sets the deltas.
  */
-double aws_run_workers(unsigned int n, void *(*fn)(void *), void *args,
-		       size_t arg_size, double seconds, atomic_int *stop);
+struct aws_phase {
+	struct aws_vmstat vm0, vm1;
+	long majflt0;
+	double t0;
+	double seconds;		/* wall time */
+	long majfaults;		/* ru_majflt delta */
+	long long pswpin;	/* the system's pswpin delta, -1 if unreadable */
+};
 
-/* ---- run bracket and RESULT line ---------------------------------------- */
+void aws_phase_begin(struct aws_phase *p);
+void aws_phase_end(struct aws_phase *p);
+
+/* Run time of a worker program without --seconds or its count option. */
+#define AWS_DEF_SECONDS	10
 
 /*
- * Start the measured run: records the start time and /proc/vmstat; opens
- * the --save-trace file.
+ * A program run by worker threads: --threads N, --seconds T and a count
+ * per thread (zipf's --records, randw's --writes), in the program's option
+ * table; aws_workers_check() once they are parsed, aws_run_workers() to run.
  */
-void aws_start(void);
+struct aws_workers {
+	uint64_t threads;	/* --threads */
+	int threads_given;
+	int threads_online;	/* the default is the CPUs online */
+	double seconds;		/* --seconds, or AWS_DEF_SECONDS; 0: no limit */
+	int seconds_given;
+	uint64_t max_ops;	/* per thread; 0: until stopped */
+	atomic_int stop;	/* set when the run ends; workers poll it */
+	/* set by aws_run_workers() */
+	uint64_t ops;		/* every thread's operations */
+	double run_seconds;	/* wall time of the run */
+	long majfaults;		/* ru_majflt over the run, all threads */
+};
 
-/* Workload-specific RESULT keys, printed in the order they are added. */
-void aws_result_u64(const char *key, uint64_t val);
-void aws_result_i64(const char *key, int64_t val);
-void aws_result_double(const char *key, double val, int decimals);
+/* One worker thread, handed to the program's function. */
+struct aws_worker {
+	unsigned int id;		/* 0 .. threads - 1 */
+	struct aws_workers *wk;
+	void *ctx;			/* the program's shared state */
+	uint64_t ops;			/* set from the function's return */
+};
+
+/* Whether worker @w, having done @done operations, does another. */
+static inline int aws_worker_continue(const struct aws_worker *w,
+				      uint64_t done)
+{
+	if (atomic_load_explicit(&w->wk->stop, memory_order_relaxed))
+		return 0;
+	return !w->wk->max_ops || done < w->wk->max_ops;
+}
 
 /*
- * Print the RESULT line (workload keys, then verify_fail, pages_verified,
- * seconds, pswpin, pswpout, pgmajfault, workingset_refault_anon,
- * workingset_activate_anon) and return the exit code (0 or 3); completes
- * the --save-trace file.
+ * Defaults for the struct: one thread (@online: the CPUs online),
+ * AWS_DEF_SECONDS.
  */
-int aws_finish(void);
+void aws_workers_init(struct aws_workers *wk, int online);
+
+/*
+ * Once the options are parsed: a count without --seconds has no time
+ * limit; --save-trace needs one thread (aws_trace_single_thread()).
+ */
+void aws_workers_check(struct aws_workers *wk);
+
+/*
+ * --describe of a worker program: the common n/a cases, a timed run (no
+ * @count_opt), the CPUs online by default; one thread is "exact".  Else
+ * returns the total of operations, every thread's, and sets *@accesses to
+ * it times @accesses_per_op (more than 2^64 of either is n/a), having
+ * added aws-sim's --seed and --pattern @pattern; the program adds its own
+ * aws_describe_sim() and aws_describe_expect() and aws_describe_approx().
+ */
+uint64_t aws_describe_workers(const struct aws_workers *wk,
+			      const char *count_opt, const char *pattern,
+			      uint64_t accesses_per_op, uint64_t *accesses);
+
+/*
+ * Start wk->threads threads, thread i running @fn on a struct aws_worker
+ * of id i and @ctx; each returns its number of operations.  Once they
+ * have all returned, or wk->seconds (> 0; <= 0 means no limit) have
+ * elapsed, or SIGUSR1 has arrived, set wk->stop and join them.  Sets
+ * wk->ops, wk->run_seconds and wk->majfaults.  Exits 1 if a thread cannot
+ * be created.
+ */
+void aws_run_workers(struct aws_workers *wk,
+		     uint64_t (*fn)(const struct aws_worker *w), void *ctx);
 
 #endif /* AWS_COMMON_H */

@@ -35,12 +35,6 @@
 
 #include "sim.h"
 
-enum {
-	OPT_DIST_SEED = AWS_OPT_PROGRAM_BASE,
-	OPT_INDEX,
-	OPT_MEMORY,
-};
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -60,55 +54,30 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "dist-seed", required_argument, NULL, OPT_DIST_SEED },
-		{ "index",     required_argument, NULL, OPT_INDEX },
-		{ "memory",    required_argument, NULL, OPT_MEMORY },
-		AWS_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	uint64_t dist_seed = 0, index = 0;
-	int have_seed = 0, have_index = 0, opt;
+	int have_seed = 0, have_index = 0, rc;
 	const char *memory_arg = NULL;
+	const struct aws_option options[] = {
+		AWS_OPT_U64_GIVEN("--dist-seed", &dist_seed, 0, UINT64_MAX,
+				  &have_seed),
+		AWS_OPT_U64_GIVEN("--index", &index, 0, UINT32_MAX,
+				  &have_index),
+		AWS_OPT_STR("--memory", &memory_arg),
+		AWS_OPT_END,
+	};
 	struct dist_instance d;
 	struct aws_region *reg;
-	struct aws_vmstat vm0, vm1;
-	long long pswpin = -1;
-	long majfaults;
+	struct aws_phase phase;
 	struct trace t;
-	double t0, seconds;
 	size_t bytes, i;
 
 	aws_init("instance", "aws-instance");
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (aws_common_option(opt, optarg, usage))
-			continue;
-		switch (opt) {
-		case OPT_DIST_SEED:
-			dist_seed = aws_parse_u64("--dist-seed", optarg, 0,
-						  UINT64_MAX);
-			have_seed = 1;
-			break;
-		case OPT_INDEX:
-			index = aws_parse_u64("--index", optarg, 0, UINT32_MAX);
-			have_index = 1;
-			break;
-		case OPT_MEMORY:
-			memory_arg = optarg;
-			break;
-		default:
-			aws_usage_error("unhandled option");
-		}
-	}
-	aws_no_operands(argc, argv, optind);
+	aws_parse_options(argc, argv, options, usage);
 	if (!have_seed || !have_index || !memory_arg)
 		aws_usage_error("--dist-seed, --index and --memory are required");
 	bytes = aws_parse_size("--memory", memory_arg, AWS_MiB,
 			       64 * AWS_PAGE_SIZE);
-	if (aws.describe) {
-		aws_describe_common(argc, argv, 0);
-		aws_describe_exact();
-	}
+	aws_describe_fixed();
 
 	if (dist_draw(&t, dist_seed, (unsigned int)index,
 		      bytes / AWS_PAGE_SIZE, &d))
@@ -121,9 +90,7 @@ int main(int argc, char **argv)
 
 	aws_start();
 	reg = aws_region_alloc("instance", (size_t)t.npages * AWS_PAGE_SIZE);
-	aws_vmstat_read(&vm0);
-	majfaults = aws_majflt();
-	t0 = aws_now();
+	aws_phase_begin(&phase);
 	for (i = 0; i < t.len; i++) {
 		uint32_t p = t.pages[i];
 
@@ -132,11 +99,7 @@ int main(int argc, char **argv)
 		else
 			aws_page_write(reg, p, 1);
 	}
-	seconds = aws_now() - t0;
-	majfaults = aws_majflt() - majfaults;
-	aws_vmstat_read(&vm1);
-	if (vm0.v[AWS_VM_PSWPIN] >= 0 && vm1.v[AWS_VM_PSWPIN] >= 0)
-		pswpin = vm1.v[AWS_VM_PSWPIN] - vm0.v[AWS_VM_PSWPIN];
+	aws_phase_end(&phase);
 	if (aws.corrupt_test) {
 		/* every page of the trace was written at its first access */
 		aws_corrupt_page(reg, t.pages[0]);
@@ -146,12 +109,12 @@ int main(int argc, char **argv)
 	aws_result_u64("family", d.family);
 	aws_result_u64("accesses", t.len);
 	aws_result_u64("pages", t.npages);
-	aws_result_i64("majfaults", majfaults);
-	aws_result_i64("replay_pswpin", pswpin);
-	aws_result_double("replay_seconds", seconds, 3);
-	opt = aws_finish();
+	aws_result_i64("majfaults", phase.majfaults);
+	aws_result_i64("replay_pswpin", phase.pswpin);
+	aws_result_double("replay_seconds", phase.seconds, 3);
+	rc = aws_finish();
 
 	aws_region_free(reg);
 	trace_free(&t);
-	return opt;
+	return rc;
 }

@@ -33,12 +33,6 @@
 
 #include <inttypes.h>
 
-enum {
-	OPT_SIZE = AWS_OPT_PROGRAM_BASE,
-	OPT_LOOPS,
-	OPT_WRITE,
-};
-
 #define DEF_SIZE	"160M"
 
 static void usage(FILE *f)
@@ -65,47 +59,24 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "size",  required_argument, NULL, OPT_SIZE },
-		{ "loops", required_argument, NULL, OPT_LOOPS },
-		{ "write", no_argument,       NULL, OPT_WRITE },
-		AWS_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *size_arg = DEF_SIZE;
 	uint64_t loops = 4, l;
-	int rewrite = 0, opt;
-	size_t bytes, i;
+	int rewrite = 0, rc;
+	const struct aws_option options[] = {
+		AWS_OPT_STR("--size", &size_arg),
+		AWS_OPT_COUNT("--loops", &loops, 0),
+		AWS_OPT_FLAG("--write", &rewrite),
+		AWS_OPT_END,
+	};
+	size_t bytes;
 	struct aws_region *reg;
 	long loop_majfaults = 0, m0;
-	long long loop_pswpin = -1;
-	struct aws_vmstat vm0, vm1;
-	double t0, loop_seconds;
+	struct aws_phase phase;
 
 	aws_init("loop", "aws-loop");
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (aws_common_option(opt, optarg, usage))
-			continue;
-		switch (opt) {
-		case OPT_SIZE:
-			size_arg = optarg;
-			break;
-		case OPT_LOOPS:
-			loops = aws_parse_u64("--loops", optarg, 0, 1000000);
-			break;
-		case OPT_WRITE:
-			rewrite = 1;
-			break;
-		default:
-			aws_usage_error("unhandled option");
-		}
-	}
-	aws_no_operands(argc, argv, optind);
+	aws_parse_options(argc, argv, options, usage);
 	bytes = aws_parse_size("--size", size_arg, AWS_MiB, AWS_PAGE_SIZE);
-	if (aws.describe) {
-		aws_describe_common(argc, argv, 0);
-		aws_describe_exact();
-	}
+	aws_describe_fixed();
 
 	fprintf(stderr, "aws-loop: size=%zuMiB pages=%zu loops=%" PRIu64
 		" write=%d\n", bytes / AWS_MiB, bytes / AWS_PAGE_SIZE, loops,
@@ -114,13 +85,11 @@ int main(int argc, char **argv)
 	aws_start();
 
 	reg = aws_region_alloc("loop", bytes);
-	for (i = 0; i < reg->npages; i++)
-		aws_page_write(reg, i, 1);
+	aws_region_write_all(reg);
 	if (aws.corrupt_test)
 		aws_corrupt_page(reg, reg->npages / 2);
 
-	aws_vmstat_read(&vm0);
-	t0 = aws_now();
+	aws_phase_begin(&phase);
 	for (l = 0; l < loops; l++) {
 		m0 = aws_majflt();
 		aws_access_range(reg, 0, reg->npages, rewrite);
@@ -128,22 +97,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "aws-loop: loop %" PRIu64 "/%" PRIu64
 			" loop_majfaults=%ld\n", l + 1, loops, loop_majfaults);
 	}
-	loop_seconds = aws_now() - t0;
-	aws_vmstat_read(&vm1);
-	if (vm0.v[AWS_VM_PSWPIN] >= 0 && vm1.v[AWS_VM_PSWPIN] >= 0)
-		loop_pswpin = vm1.v[AWS_VM_PSWPIN] - vm0.v[AWS_VM_PSWPIN];
+	aws_phase_end(&phase);
 
 	/* the corrupted page must be caught even with --loops 0 */
 	if (aws.corrupt_test && loops == 0)
 		aws_page_verify(reg, reg->npages / 2);
 
 	aws_result_i64("loop_majfaults", loop_majfaults);
-	aws_result_i64("loop_pswpin", loop_pswpin);
+	aws_result_i64("loop_pswpin", phase.pswpin);
 	aws_result_u64("loops", loops);
 	aws_result_u64("pages", reg->npages);
-	aws_result_double("loop_seconds", loop_seconds, 3);
-	opt = aws_finish();
+	aws_result_double("loop_seconds", phase.seconds, 3);
+	rc = aws_finish();
 
 	aws_region_free(reg);
-	return opt;
+	return rc;
 }

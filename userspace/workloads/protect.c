@@ -15,7 +15,7 @@
  * faults taken while re-reading the hot set during the waves) low.
  *
  * The sequence of pages touched depends on the options alone (not on
- * --seed, which only changes the pattern written): --save-trace (common.c)
+ * --seed, which only changes the pattern written): --save-trace (trace.c)
  * writes it, and harness/experiment/opt.py replays it for Belady's OPT;
  * --describe (common.h) says it is exact (but for a size relative to the
  * machine's memory, as the defaults are, --thp and --corrupt-test).
@@ -24,15 +24,6 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-
-enum {
-	OPT_HOT = AWS_OPT_PROGRAM_BASE,
-	OPT_WAVE,
-	OPT_WAVES,
-	OPT_PASSES,
-	OPT_CHUNKS,
-	OPT_KEEP_WAVES,
-};
 
 static void usage(FILE *f)
 {
@@ -57,59 +48,29 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "hot",        required_argument, NULL, OPT_HOT },
-		{ "wave",       required_argument, NULL, OPT_WAVE },
-		{ "waves",      required_argument, NULL, OPT_WAVES },
-		{ "passes",     required_argument, NULL, OPT_PASSES },
-		{ "chunks",     required_argument, NULL, OPT_CHUNKS },
-		{ "keep-waves", no_argument,       NULL, OPT_KEEP_WAVES },
-		AWS_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *hot_arg = "40%", *wave_arg = "100%";
 	uint64_t waves = 4, passes = 3, chunks = 16;
-	int keep_waves = 0, opt;
+	int keep_waves = 0, rc;
+	const struct aws_option options[] = {
+		AWS_OPT_STR("--hot", &hot_arg),
+		AWS_OPT_STR("--wave", &wave_arg),
+		AWS_OPT_COUNT("--waves", &waves, 0),
+		AWS_OPT_COUNT("--passes", &passes, 0),
+		AWS_OPT_COUNT("--chunks", &chunks, 1),
+		AWS_OPT_FLAG("--keep-waves", &keep_waves),
+		AWS_OPT_END,
+	};
 	struct aws_region *hot, **kept;
 	uint64_t hot_passes = 0;
 	long hot_majfaults = 0, activate_majfaults, m0;
 	size_t hot_bytes, wave_bytes, i;
 
 	aws_init("protect", "aws-protect");
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (aws_common_option(opt, optarg, usage))
-			continue;
-		switch (opt) {
-		case OPT_HOT:
-			hot_arg = optarg;
-			break;
-		case OPT_WAVE:
-			wave_arg = optarg;
-			break;
-		case OPT_WAVES:
-			waves = aws_parse_u64("--waves", optarg, 0, 1000000);
-			break;
-		case OPT_PASSES:
-			passes = aws_parse_u64("--passes", optarg, 0, 1000000);
-			break;
-		case OPT_CHUNKS:
-			chunks = aws_parse_u64("--chunks", optarg, 1, 1000000);
-			break;
-		case OPT_KEEP_WAVES:
-			keep_waves = 1;
-			break;
-		default:
-			aws_usage_error("unhandled option");
-		}
-	}
-	aws_no_operands(argc, argv, optind);
+	aws_parse_options(argc, argv, options, usage);
 	hot_bytes = aws_parse_size("--hot", hot_arg, AWS_MiB, AWS_PAGE_SIZE);
 	wave_bytes = aws_parse_size("--wave", wave_arg, AWS_MiB,
 				    AWS_PAGE_SIZE);
-	if (aws.describe) {
-		aws_describe_common(argc, argv, 0);
-		aws_describe_exact();
-	}
+	aws_describe_fixed();
 
 	fprintf(stderr,
 		"aws-protect: hot=%zuMiB wave=%zuMiB waves=%" PRIu64
@@ -124,8 +85,7 @@ int main(int argc, char **argv)
 	aws_start();
 
 	hot = aws_region_alloc("hot", hot_bytes);
-	for (i = 0; i < hot->npages; i++)
-		aws_page_write(hot, i, 1);
+	aws_region_write_all(hot);
 	if (aws.corrupt_test)
 		aws_corrupt_page(hot, hot->npages / 2);
 
@@ -168,11 +128,11 @@ int main(int argc, char **argv)
 	aws_result_i64("activate_majfaults", activate_majfaults);
 	aws_result_u64("waves", waves);
 	aws_result_u64("wave_pages", wave_bytes / AWS_PAGE_SIZE);
-	opt = aws_finish();
+	rc = aws_finish();
 
 	for (uint64_t w = 0; w < waves; w++)
 		aws_region_free(kept[w]);
 	free(kept);
 	aws_region_free(hot);
-	return opt;
+	return rc;
 }

@@ -18,7 +18,7 @@
  * the next generation.
  *
  * The sequence of pages touched depends on the options alone (not on
- * --seed, which only changes the pattern written): --save-trace (common.c)
+ * --seed, which only changes the pattern written): --save-trace (trace.c)
  * writes it, and harness/experiment/opt.py replays it for Belady's OPT;
  * --describe (common.h) says it is exact (but for a size relative to the
  * machine's memory, --thp and --corrupt-test).
@@ -26,17 +26,6 @@
 #include "common.h"
 
 #include <inttypes.h>
-
-enum {
-	OPT_COLD = AWS_OPT_PROGRAM_BASE,
-	OPT_HOT1,
-	OPT_HOT2,
-	OPT_COLD_SLICE,
-	OPT_ROUNDS,
-	OPT_SCALE,
-	OPT_HOT1_PASSES,
-	OPT_WRITE,
-};
 
 #define DEF_COLD_MIB	512
 #define DEF_HOT1_MIB	96
@@ -82,71 +71,31 @@ static size_t size_or_default(const char *opt, const char *arg,
 	return bytes;
 }
 
-static void write_all(struct aws_region *r)
-{
-	for (size_t i = 0; i < r->npages; i++)
-		aws_page_write(r, i, 1);
-}
-
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cold",        required_argument, NULL, OPT_COLD },
-		{ "hot1",        required_argument, NULL, OPT_HOT1 },
-		{ "hot2",        required_argument, NULL, OPT_HOT2 },
-		{ "cold-slice",  required_argument, NULL, OPT_COLD_SLICE },
-		{ "rounds",      required_argument, NULL, OPT_ROUNDS },
-		{ "scale",       required_argument, NULL, OPT_SCALE },
-		{ "hot1-passes", required_argument, NULL, OPT_HOT1_PASSES },
-		{ "write",       no_argument,       NULL, OPT_WRITE },
-		AWS_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *cold_arg = NULL, *hot1_arg = NULL, *hot2_arg = NULL;
 	const char *slice_arg = NULL;
 	uint64_t rounds = 10, hot1_passes = 4, r;
 	double scale = 1.0;
-	int rewrite = 0, opt;
+	int rewrite = 0, rc;
+	const struct aws_option options[] = {
+		AWS_OPT_STR("--cold", &cold_arg),
+		AWS_OPT_STR("--hot1", &hot1_arg),
+		AWS_OPT_STR("--hot2", &hot2_arg),
+		AWS_OPT_STR("--cold-slice", &slice_arg),
+		AWS_OPT_COUNT("--rounds", &rounds, 0),
+		AWS_OPT_DOUBLE("--scale", &scale, 0, 1000),
+		AWS_OPT_COUNT("--hot1-passes", &hot1_passes, 0),
+		AWS_OPT_FLAG("--write", &rewrite),
+		AWS_OPT_END,
+	};
 	size_t cold_bytes, hot1_bytes, hot2_bytes, slice_bytes, slice_pages;
 	size_t pos = 0;
 	struct aws_region *cold, *hot1, *hot2;
 	long hot2_majfaults = 0, cold_majfaults = 0, hot1_majfaults, m0;
 
 	aws_init("thrash", "aws-thrash");
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (aws_common_option(opt, optarg, usage))
-			continue;
-		switch (opt) {
-		case OPT_COLD:
-			cold_arg = optarg;
-			break;
-		case OPT_HOT1:
-			hot1_arg = optarg;
-			break;
-		case OPT_HOT2:
-			hot2_arg = optarg;
-			break;
-		case OPT_COLD_SLICE:
-			slice_arg = optarg;
-			break;
-		case OPT_ROUNDS:
-			rounds = aws_parse_u64("--rounds", optarg, 0, 1000000);
-			break;
-		case OPT_SCALE:
-			scale = aws_parse_double("--scale", optarg, 0, 1000);
-			break;
-		case OPT_HOT1_PASSES:
-			hot1_passes = aws_parse_u64("--hot1-passes", optarg, 0,
-						    1000000);
-			break;
-		case OPT_WRITE:
-			rewrite = 1;
-			break;
-		default:
-			aws_usage_error("unhandled option");
-		}
-	}
-	aws_no_operands(argc, argv, optind);
+	aws_parse_options(argc, argv, options, usage);
 	cold_bytes = size_or_default("--cold", cold_arg, DEF_COLD_MIB, scale);
 	hot1_bytes = size_or_default("--hot1", hot1_arg, DEF_HOT1_MIB, scale);
 	hot2_bytes = size_or_default("--hot2", hot2_arg, DEF_HOT2_MIB, scale);
@@ -155,10 +104,7 @@ int main(int argc, char **argv)
 	if (slice_bytes > cold_bytes)
 		slice_bytes = cold_bytes;
 	slice_pages = slice_bytes / AWS_PAGE_SIZE;
-	if (aws.describe) {
-		aws_describe_common(argc, argv, 0);
-		aws_describe_exact();
-	}
+	aws_describe_fixed();
 
 	fprintf(stderr,
 		"aws-thrash: cold=%zuMiB hot1=%zuMiB hot2=%zuMiB cold_slice=%zuMiB rounds=%" PRIu64
@@ -170,17 +116,17 @@ int main(int argc, char **argv)
 	aws_start();
 
 	cold = aws_region_alloc("cold", cold_bytes);
-	write_all(cold);
+	aws_region_write_all(cold);
 
 	hot1 = aws_region_alloc("hot1", hot1_bytes);
-	write_all(hot1);
+	aws_region_write_all(hot1);
 	m0 = aws_majflt();
 	for (r = 0; r < hot1_passes; r++)
 		aws_access_range(hot1, 0, hot1->npages, rewrite);
 	hot1_majfaults = aws_majflt() - m0;
 
 	hot2 = aws_region_alloc("hot2", hot2_bytes);
-	write_all(hot2);
+	aws_region_write_all(hot2);
 	if (aws.corrupt_test)
 		aws_corrupt_page(hot2, hot2->npages / 2);
 
@@ -211,10 +157,10 @@ int main(int argc, char **argv)
 	aws_result_u64("hot1_pages", hot1->npages);
 	aws_result_u64("hot2_pages", hot2->npages);
 	aws_result_u64("cold_slice_pages", slice_pages);
-	opt = aws_finish();
+	rc = aws_finish();
 
 	aws_region_free(hot2);
 	aws_region_free(hot1);
 	aws_region_free(cold);
-	return opt;
+	return rc;
 }

@@ -16,7 +16,7 @@
  * The tables and the streams are userspace/streams/aws_zipf.h, which the
  * simulator's zipf pattern uses too: with --threads 1, "aws-sim --pattern zipf" replays
  * exactly the pages this program touches (docs/trace-format.md gives the
- * equivalent command lines), and --save-trace FILE (common.c) writes them
+ * equivalent command lines), and --save-trace FILE (trace.c) writes them
  * in the simulator's binary trace format so that a test can compare the
  * two.  --describe (common.h) says so, and with more threads gives that
  * command line with the threads' streams taken round-robin (approximate:
@@ -33,26 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	OPT_SIZE = AWS_OPT_PROGRAM_BASE,
-	OPT_CHUNK,
-	OPT_THREADS,
-	OPT_SECONDS,
-	OPT_RECORDS,
-	OPT_ALPHA,
-};
-
-#define DEF_SECONDS	10	/* run time without --seconds or --records */
 #define DEF_ALPHA	"1.0"
 
-struct worker {
-	unsigned int id;
+/* What every worker reads: the region, its chunks and their zipf tables */
+struct zipf_ctx {
 	const struct aws_zipf *zt;
 	const struct aws_region *region;
 	size_t chunk_bytes;
-	uint64_t max_records;	/* 0: until stopped */
-	atomic_int *stop;
-	uint64_t records;	/* output, written once at the end */
 };
 
 static void usage(FILE *f)
@@ -77,46 +64,43 @@ static void usage(FILE *f)
 		"             run_seconds record_majfaults + common keys\n"
 		"             (record_majfaults: ru_majflt over the records, all\n"
 		"             threads)\n"
-		"\n", DEF_SECONDS, DEF_ALPHA);
+		"\n", AWS_DEF_SECONDS, DEF_ALPHA);
 	aws_common_usage(f);
 }
 
-static void *worker_fn(void *arg)
+static uint64_t worker_fn(const struct aws_worker *w)
 {
-	struct worker *w = arg;
-	size_t pages_per_chunk = w->chunk_bytes / AWS_PAGE_SIZE;
-	unsigned char *buf = malloc(w->chunk_bytes);
+	const struct zipf_ctx *z = w->ctx;
+	size_t pages_per_chunk = z->chunk_bytes / AWS_PAGE_SIZE;
+	unsigned char *buf = malloc(z->chunk_bytes);
 	struct aws_rng rng;
 	uint64_t recs = 0;
 
 	if (!buf)
 		aws_fatal("out of memory for worker buffer");
-	memset(buf, 0, w->chunk_bytes);
+	memset(buf, 0, z->chunk_bytes);
 	aws_zipf_stream_seed(&rng, aws.seed, w->id);
 
-	while (!atomic_load_explicit(w->stop, memory_order_relaxed)) {
+	while (aws_worker_continue(w, recs)) {
 		size_t chunk, first, p;
 
-		if (w->max_records && recs >= w->max_records)
-			break;
-		chunk = aws_zipf_next_chunk(w->zt, &rng);
-		first = aws_zipf_first_page(w->zt, chunk);
+		chunk = aws_zipf_next_chunk(z->zt, &rng);
+		first = aws_zipf_first_page(z->zt, chunk);
 		for (p = 0; p < pages_per_chunk; p++)
-			aws_page_verify(w->region, first + p);
+			aws_page_verify(z->region, first + p);
 		/*
 		 * The copy reads the same pages again; --save-trace leaves it
 		 * out: they were all touched just now (the verify's accesses
 		 * already left their PTEs young).
 		 */
-		memcpy(buf, w->region->base + chunk * w->chunk_bytes,
-		       w->chunk_bytes);
+		memcpy(buf, z->region->base + chunk * z->chunk_bytes,
+		       z->chunk_bytes);
 		/* the copy is the work: keep the compiler from dropping it */
 		__asm__ __volatile__("" : : "r"(buf) : "memory");
 		recs++;
 	}
-	w->records = recs;
 	free(buf);
-	return NULL;
+	return recs;
 }
 
 /*
@@ -124,120 +108,73 @@ static void *worker_fn(void *arg)
  * aws-sim's zipf pattern, the N streams taken round-robin, one record
  * each.  @size is --size as parsed (aws-sim rounds it down to chunks too).
  */
-static void describe(int argc, char **argv, int seconds_given,
-		     uint64_t max_records, uint64_t threads, size_t size,
+static void describe(const struct aws_workers *wk, size_t size,
 		     size_t chunk_bytes, const char *alpha_arg)
 {
 	uint64_t chunk_pages = chunk_bytes / AWS_PAGE_SIZE, records, accesses;
 
-	aws_describe_common(argc, argv, seconds_given);
-	if (!max_records)
-		aws_describe_na("no --records: timed (%d s by default)",
-				DEF_SECONDS);
-	if (threads == 1)
-		aws_describe_exact();
-	if (__builtin_mul_overflow(max_records, threads, &records) ||
-	    __builtin_mul_overflow(records, chunk_pages, &accesses))
-		aws_describe_na("more than 2^64 accesses");
-	aws_describe_sim("--seed", "%" PRIu64, aws.seed);
-	aws_describe_sim("--pattern", "zipf");
+	records = aws_describe_workers(wk, "--records", "zipf", chunk_pages,
+				       &accesses);
 	aws_describe_sim("--zipf-pages", "%zu", size / AWS_PAGE_SIZE);
 	aws_describe_sim("--zipf-chunk", "%" PRIu64, chunk_pages);
-	aws_describe_sim("--zipf-threads", "%" PRIu64, threads);
+	aws_describe_sim("--zipf-threads", "%" PRIu64, wk->threads);
 	aws_describe_sim("--alpha", "%s", alpha_arg);
 	aws_describe_sim("--accesses", "%" PRIu64, accesses);
 	aws_describe_expect("records", records);
 	aws_describe_expect("chunks", size / chunk_bytes);
 	aws_describe_expect("chunk_bytes", chunk_bytes);
-	aws_describe_expect("threads", threads);
-	aws_describe_approx(threads, "records");
+	aws_describe_expect("threads", wk->threads);
+	aws_describe_approx(wk->threads, "records");
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "size",    required_argument, NULL, OPT_SIZE },
-		{ "chunk",   required_argument, NULL, OPT_CHUNK },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "seconds", required_argument, NULL, OPT_SECONDS },
-		{ "records", required_argument, NULL, OPT_RECORDS },
-		{ "alpha",   required_argument, NULL, OPT_ALPHA },
-		AWS_COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *size_arg = "100%", *chunk_arg = "64K";
 	const char *alpha_arg = DEF_ALPHA;
-	uint64_t threads = 1, max_records = 0, records = 0;
-	double seconds = DEF_SECONDS, alpha, run_seconds;
-	long record_majfaults;
-	int seconds_given = 0, opt;
-	size_t size, chunk_bytes, nchunks, i, bad_page = 0;
+	struct aws_workers wk;
+	const struct aws_option options[] = {
+		AWS_OPT_STR("--size", &size_arg),
+		AWS_OPT_STR("--chunk", &chunk_arg),
+		AWS_OPT_U64("--threads", &wk.threads, 1, 1024),
+		AWS_OPT_DOUBLE_GIVEN("--seconds", &wk.seconds, 0, 1e7,
+				     &wk.seconds_given),
+		AWS_OPT_U64("--records", &wk.max_ops, 1, UINT64_MAX),
+		AWS_OPT_STR("--alpha", &alpha_arg),
+		AWS_OPT_END,
+	};
+	double alpha;
+	int rc;
+	size_t size, chunk_bytes, nchunks, bad_page = 0;
 	struct aws_region *region;
 	struct aws_zipf zt;
-	struct worker *workers;
-	atomic_int stop = 0;
+	struct zipf_ctx ctx;
 
 	aws_init("zipf", "aws-zipf");
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (aws_common_option(opt, optarg, usage))
-			continue;
-		switch (opt) {
-		case OPT_SIZE:
-			size_arg = optarg;
-			break;
-		case OPT_CHUNK:
-			chunk_arg = optarg;
-			break;
-		case OPT_THREADS:
-			threads = aws_parse_u64("--threads", optarg, 1, 1024);
-			break;
-		case OPT_SECONDS:
-			seconds = aws_parse_double("--seconds", optarg, 0, 1e7);
-			seconds_given = 1;
-			break;
-		case OPT_RECORDS:
-			max_records = aws_parse_u64("--records", optarg, 1,
-						    UINT64_MAX);
-			break;
-		case OPT_ALPHA:
-			alpha_arg = optarg;
-			break;
-		default:
-			aws_usage_error("unhandled option");
-		}
-	}
-	aws_no_operands(argc, argv, optind);
+	aws_workers_init(&wk, 0);
+	aws_parse_options(argc, argv, options, usage);
 	chunk_bytes = aws_parse_size("--chunk", chunk_arg, 1, AWS_PAGE_SIZE);
 	size = aws_parse_size("--size", size_arg, AWS_MiB, chunk_bytes);
 	alpha = aws_parse_double("--alpha", alpha_arg, 0, 5);
-	if (max_records && !seconds_given)
-		seconds = 0;	/* no time limit */
-	/* the trace must be the one sequence the simulator replays */
-	aws_trace_single_thread(threads);
+	aws_workers_check(&wk);
 	if (aws.describe)
-		describe(argc, argv, seconds_given, max_records, threads, size,
-			 chunk_bytes, alpha_arg);
+		describe(&wk, size, chunk_bytes, alpha_arg);
 	nchunks = size / chunk_bytes;
 	size = nchunks * chunk_bytes;
 
 	fprintf(stderr,
 		"aws-zipf: size=%zuMiB chunk=%zuKiB chunks=%zu threads=%" PRIu64
 		" alpha=%.3f seconds=%.3f records=%" PRIu64 "\n",
-		size / AWS_MiB, chunk_bytes / 1024, nchunks, threads, alpha,
-		seconds, max_records);
+		size / AWS_MiB, chunk_bytes / 1024, nchunks, wk.threads, alpha,
+		wk.seconds, wk.max_ops);
 
 	if (aws_zipf_init(&zt, nchunks, chunk_bytes / AWS_PAGE_SIZE, alpha,
 			  aws.seed))
 		aws_fatal("out of memory for %zu chunks", nchunks);
-	workers = calloc(threads, sizeof(*workers));
-	if (!workers)
-		aws_fatal("out of memory");
 
 	aws_start();
 
 	region = aws_region_alloc("zipf", size);
-	for (i = 0; i < region->npages; i++)
-		aws_page_write(region, i, 1);
+	aws_region_write_all(region);
 	if (aws.corrupt_test) {
 		/* a page in the hottest chunk: workers will trip over it */
 		bad_page = zt.perm[0] * (chunk_bytes / AWS_PAGE_SIZE) +
@@ -245,38 +182,29 @@ int main(int argc, char **argv)
 		aws_corrupt_page(region, bad_page);
 	}
 
-	for (i = 0; i < threads; i++) {
-		workers[i].id = i;
-		workers[i].zt = &zt;
-		workers[i].region = region;
-		workers[i].chunk_bytes = chunk_bytes;
-		workers[i].max_records = max_records;
-		workers[i].stop = &stop;
-	}
-	record_majfaults = aws_majflt();
-	run_seconds = aws_run_workers(threads, worker_fn, workers,
-				      sizeof(*workers), seconds, &stop);
-	record_majfaults = aws_majflt() - record_majfaults;
-	for (i = 0; i < threads; i++)
-		records += workers[i].records;
+	ctx = (struct zipf_ctx){
+		.zt = &zt,
+		.region = region,
+		.chunk_bytes = chunk_bytes,
+	};
+	aws_run_workers(&wk, worker_fn, &ctx);
 
 	/* "then checks it": detection must not depend on the sampling */
 	if (aws.corrupt_test)
 		aws_page_verify(region, bad_page);
 
-	aws_result_u64("records", records);
+	aws_result_u64("records", wk.ops);
 	aws_result_double("records_per_sec",
-			  run_seconds > 0 ? records / run_seconds : 0, 1);
-	aws_result_u64("threads", threads);
+			  wk.run_seconds > 0 ? wk.ops / wk.run_seconds : 0, 1);
+	aws_result_u64("threads", wk.threads);
 	aws_result_double("alpha", alpha, 3);
 	aws_result_u64("chunks", nchunks);
 	aws_result_u64("chunk_bytes", chunk_bytes);
-	aws_result_double("run_seconds", run_seconds, 3);
-	aws_result_i64("record_majfaults", record_majfaults);
-	opt = aws_finish();
+	aws_result_double("run_seconds", wk.run_seconds, 3);
+	aws_result_i64("record_majfaults", wk.majfaults);
+	rc = aws_finish();
 
 	aws_region_free(region);
-	free(workers);
 	aws_zipf_free(&zt);
-	return opt;
+	return rc;
 }
