@@ -7,6 +7,7 @@
 # build/sim/; results/ holds only the runs the docs cite.
 #
 #   make test        host unit tests + guest suites, ends "N passed, N failed"
+#                    (SUITES="a b" MEM=256M: only those guest suites, in one guest)
 #   make quick       the same for the module suite only (about a minute)
 #   make run         policy experiment, a guest per cell, JOBS at a time (PLAN=short|full|
 #                    seed|heldout|alike|sample, a file in harness/experiment/plans/;
@@ -95,8 +96,12 @@ selftests: kernel
 unit:
 	@$(MAKE) -s --no-print-directory -C userspace/tests O=$(abspath $(UNIT_BINDIR))
 
+# SUITES="a b": only those guest suites, in one guest of MEM (GUEST_ENV=
+# "X=1,Y=2" passes settings to them); the host checks still run.
+SUITES ?=
+GUEST_ENV ?=
 test: deps
-	@bash harness/test.sh $(VARIANT)
+	@AWS_SUITES="$(SUITES)" AWS_MEM="$(MEM)" AWS_ENV="$(GUEST_ENV)" bash harness/test.sh $(VARIANT)
 
 # The edit-build-boot loop: a module change reaches a booted result in ~1 min.
 quick: deps

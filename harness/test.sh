@@ -17,9 +17,10 @@
 # C 19 s, B 90 s and the negative guest 13 s; on 6.12 A 203 s and C 31 s,
 # B 191 s, negative 14 s and BPF 89 s).
 # Which suites each guest runs, and how many cases each must emit, is
-# harness/boot/manifest's (test-a: module, workloads, policies, fidelity, clocks;
-# test-b: filerule, reliability at make-test size, tracing, hostile, cgroups,
-# whose two 48M fills need more room than 256M leave the debug kernel; test-c:
+# harness/boot/manifest's (test-a: module, policies, fidelity, clocks;
+# test-b: filerule, reliability at make-test size, tracing, hostile, cgroups
+# (whose two 48M fills need more room than 256M leave the debug kernel),
+# readme; test-c:
 # harness, nomemcg; test-bpf, 6.12 only: bpf; the stress suite runs in
 # make stress only); a missing,
 # short or miscounted suite, or a guest that ran another list, fails.  The
@@ -27,9 +28,10 @@
 # memory pressure in a boot costs about 10 s, and nomemcg needs one anyway.
 # The style checks are skipped when nothing they read has changed since they
 # last passed.
-# AWS_SUITES="a b" runs just those suites in one guest instead (AWS_ENV=
-# "AWS_X=1,AWS_Y=2" passes settings to them, AWS_MEM=256M sizes the guest,
-# 512M by default; their counts still come from the manifest).
+# `make test SUITES="a b"` (AWS_SUITES here) runs just those suites in one
+# guest instead (GUEST_ENV="AWS_X=1,AWS_Y=2", AWS_ENV here, passes settings
+# to them, MEM=256M sizes the guest, 512M by default; their counts still
+# come from the manifest).
 # VARIANT=debug: the runner allows the debug kernel its longer time.
 #
 # Every guest boots the suites job (harness/guest/jobs/suites.sh) through

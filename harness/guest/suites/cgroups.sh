@@ -145,8 +145,8 @@ fi
 # policies suite measured 16.1M:16.4M and 29.0M:3.5M for ratios 1 and 8
 # (x100: 98 and 828); siblings here, in make test: 99 and 765 (6.1), 99
 # and 788 (6.12); this layout: ratio 8 769-797 and ratio 1 98-99 (rb's
-# anon 32,388-32,568 kB) in three runs on 6.1 (AWS_SUITES="tracing
-# tracing tracing hostile cgroups cgroups cgroups" bash harness/test.sh),
+# anon 32,388-32,568 kB) in three runs on 6.1 (make test
+# SUITES="tracing tracing tracing hostile cgroups cgroups cgroups"),
 # 767-783 and 99-102 (32,384-32,592 kB) in three on 6.12 (KVER=6.12).
 mkdir -p $CG/ra/k/g $CG/rq/rb
 for c in ra ra/k rq; do echo +memory >$CG/$c/cgroup.subtree_control; done

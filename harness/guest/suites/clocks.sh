@@ -127,7 +127,7 @@ fi
 # refault at least half of clock 0's (a misread shadow gives none).  Measured at all
 # four clocks: refaults/pswpin 997-1001 per mille on both kernels; detect's
 # activations/refaults 55-71 per mille on 6.1 and 258-271 on 6.12
-# (build/runs*/test/ktap.log of AWS_SUITES=clocks AWS_MEM=256M make test).
+# (build/runs*/test/ktap.log of make test SUITES=clocks MEM=256M).
 for b in 28 35 36; do
 	at_clock "2^$b" $(((1 << b) - 4096))
 	for k in stock detect cgstock; do

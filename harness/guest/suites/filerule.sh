@@ -13,7 +13,7 @@
 #    clock under protect.
 # Thresholds: each compares a count that the rule makes large with one it
 # keeps near zero; the figures measured (8 runs on 6.1, 6 on 6.12, the
-# suite alone, repeated: AWS_SUITES="filerule ..." make test) are beside
+# suite alone, repeated: make test SUITES="filerule ...") are beside
 # each.
 . "$AWS_TOOLS/guest/lib.sh"
 

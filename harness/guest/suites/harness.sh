@@ -24,7 +24,7 @@ check hooks_built_in grep -q ' anon_ws_register$' /proc/kallsyms
 # written to swap (pages: kB / 4 / 10), and the reads swap in more than
 # 1000 pages.  Measured on 6.1: pswpout 11,481 (floor 4,392) and pswpin
 # 2,571 in a 192M guest with cgroup_disable=memory (as test-c); 22,036
-# (floor 12,472) and 2,289 in 512M (AWS_SUITES=harness).  (The 589 in
+# (floor 12,472) and 2,289 in 512M (make test SUITES=harness).  (The 589 in
 # docs/reliability.md was the old timed read, before the fixed record count.)
 in0=$(vmstat pswpin) out0=$(vmstat pswpout)
 res=$(aws-zipf --size 1.1x --threads 2 --records 300 --alpha 0.1 2>/dev/null | grep '^RESULT')

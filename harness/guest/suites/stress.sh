@@ -129,8 +129,8 @@ fi
 # ZRAM_PER_MILLE: the share of the run's swap-ins (pswpin) the module must
 # have seen: as refaults under detect and upstream (every page of the run
 # was evicted with their shadow), as swap-ins under baseline.  Measured on
-# 6.1 (AWS_SUITES=stress AWS_ENV=AWS_CYCLES=20,AWS_FLIPS=pairs,
-# AWS_STRESS_SECONDS=4 harness/test.sh): exactly pswpin in each policy
+# 6.1 (make test SUITES=stress
+# GUEST_ENV=AWS_CYCLES=20,AWS_FLIPS=pairs,AWS_STRESS_SECONDS=4): exactly pswpin in each policy
 # (18,072, 18,046 and 18,063 swap-ins); 900 per mille leaves room for a
 # kernel whose readahead swaps in pages of no shadow.
 ZRAM_PER_MILLE=900

@@ -110,8 +110,8 @@ same() {
 # Floors of 1000 pages under detect, the window (thrash and random
 # writes) measured far above them: placed_inactive +29,649-29,651,
 # evictions +29,988-30,453, refaults +13,071-13,412 (6.1: one make test
-# run and three runs of this suite in one guest, AWS_SUITES="tracing
-# tracing tracing hostile cgroups cgroups cgroups" bash harness/test.sh);
+# run and three runs of this suite in one guest, make test
+# SUITES="tracing tracing tracing hostile cgroups cgroups cgroups");
 # 6.12, three runs of the same (KVER=6.12): +29,650-29,651, +29,305-31,048,
 # +12,577-13,873.
 same placed_inactive_match placed_inactive place_inactive 1000
