@@ -487,17 +487,20 @@ for m in sib-d sib-u; do
 	v=$(result_get "$(grep '^RESULT' /tmp/$m.out)" verify_fail)
 	vf=$((vf + ${v:-1}))
 done
-# rule_held NAME POLICY WHAT: every traced verdict of POLICY used its
-# rule (its workingset size from the list sizes it was given, and
-# activated iff the distance is within it, some activated and some not),
-# on verified runs with no event lost
+# rule_held NAME POLICY WHAT [both]: every traced verdict of POLICY used
+# its rule (its workingset size from the list sizes it was given, and
+# activated iff the distance is within it; with "both", some activated
+# and some not), on verified runs with no event lost.  Upstream's
+# workingset counts the file, so part of the loop fits and both verdicts
+# are seen (16,729 of 30,752 activated on 6.1); detect's, active anon
+# alone, never holds a loop of all of memory (0 activated).
 rule_held() {
 	local n=${SE[${2}_n]:-0} bad=${SE[${2}_bad]:-0} file=${SE[${2}_file]:-0}
 	local vbad=${SE[${2}_vbad]:-0} vin=${SE[${2}_vin]:-0}
 	if [ "$vf" != 0 ] || [ "$lost" != 0 ]; then
 		fail "$1" "the siblings' verify_fail $vf, events lost $lost (want 0, 0)"
-	elif [ "$vbad" != 0 ] || [ "$vin" = 0 ] || [ "$vin" = "$n" ]; then
-		fail "$1" "$vbad of $n verdicts not 'distance <= workingset size'; $vin activated (want some, not all)"
+	elif [ "$vbad" != 0 ] || { [ "${4:-}" = both ] && { [ "$vin" = 0 ] || [ "$vin" = "$n" ]; }; }; then
+		fail "$1" "$vbad of $n verdicts not 'distance <= workingset size'; $vin activated${4:+ (want some, not all)}"
 	elif [ "$n" -ge $SIB_EVENTS_MIN ] && [ "$bad" = 0 ] && [ "$file" -ge $SIB_FILE_MIN ]; then
 		ok "$1 # $n refaults, each compared with $3, $vin activated by the rule; up to $file file pages present"
 	else
@@ -505,7 +508,7 @@ rule_held() {
 			"up to $file file pages (want >= $SIB_FILE_MIN)"
 	fi
 }
-rule_held upstream_counts_file_in_anon_workingset upstream "both file lists plus active anon"
+rule_held upstream_counts_file_in_anon_workingset upstream "both file lists plus active anon" both
 rule_held detect_counts_active_anon_only detect "active anon alone"
 rmmod anon_workingset
 ktap_end
