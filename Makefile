@@ -9,9 +9,10 @@
 #   make test        host unit tests + guest suites, ends "N passed, N failed"
 #                    (SUITES="a b" MEM=256M: only those guest suites, in one guest)
 #   make quick       the same for the module suite only (about a minute)
-#   make run         policy experiment, a guest per cell, JOBS at a time (PLAN=short|full|
-#                    seed|heldout|alike|sample, a file in harness/experiment/plans/;
-#                    JOBS= guests at a time, the host's cores by default)
+#   make run         policy experiment, a guest per cell (PLAN=short|full|seed|heldout|
+#                    alike|sample, a file in harness/experiment/plans/; ONLY= cells and
+#                    POLICIES= policies, globs a:b; REPS=; JOBS= guests at a time, the
+#                    host's cores by default; RESUME=DIR, NAME=, RUN_LIMIT=: docs/experiment.md)
 #   make merge       RESULTS='DIR...': shards of a plan run on several machines, one table
 #   make sim         trace simulator: each policy vs Belady's OPT
 #   make stress      longer reliability campaign in the guest, and the kernel
@@ -107,11 +108,19 @@ test: deps
 quick: deps
 	@AWS_SUITES="module" bash harness/test.sh $(VARIANT)
 
+# make run's settings go to harness/experiment/run.py as they are given: PLAN
+# only when set (a RESUME'd folder has its own), NAME only on the command
+# line (an environment's NAME is often the host's).
 run: deps kernel rootfs tools
-	@bash harness/experiment.sh $(PLAN)
+	@python3 harness/experiment/run.py run --variant $(VARIANT) \
+		$(if $(filter file,$(origin PLAN)),,--plan '$(PLAN)') \
+		$(if $(ONLY),--only '$(ONLY)') $(if $(POLICIES),--policies '$(POLICIES)') \
+		$(if $(REPS),--reps '$(REPS)') $(if $(JOBS),--jobs '$(JOBS)') \
+		$(if $(RESUME),--resume '$(RESUME)') $(if $(RUN_LIMIT),--run-limit '$(RUN_LIMIT)') \
+		$(if $(filter command line,$(origin NAME)),--name '$(NAME)')
 
 merge: deps userspace
-	@bash harness/experiment.sh --merge $(RESULTS)
+	@python3 harness/experiment/run.py merge $(RESULTS)
 
 sim: userspace
 	@bash harness/sim.sh

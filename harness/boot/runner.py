@@ -84,6 +84,18 @@ EXPECTED_SKIPS = os.path.join(HERE, "expected-skips")
 MANIFEST = os.path.join(HERE, "manifest")
 JOBS = os.path.join(HARNESS, "guest", "jobs")
 
+
+
+def use_build(build):
+    """Boot from the images under BUILD from now on, and keep the logs and
+    run folders there (make run boots its guests from a snapshot of build/:
+    harness/experiment/run.py)."""
+    global BUILD, LOGS, RUNS
+    BUILD = build
+    LOGS = os.path.join(build, "logs" + KSFX)
+    RUNS = os.path.join(build, "runs" + KSFX)
+
+
 # How many times longer than the default kernel each variant may take.
 SLOW = {"default": 1, "unpatched": 1, "debug": 4}
 EXIT = {"ok": 0, "setup-error": 1, "kernel-problem": 2, "timeout": 3, "died": 3,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make test's check of make run's guests (harness/experiment.sh), with real
+# make test's check of make run's guests (harness/experiment/run.py), with real
 # guests on two cheap cells of the short plan, one run each of stock 6.1
 # and hold: a memcg cell (zipf-t1-a1.3) and a global-pressure one
 # (protect-global).  KTAP on stdout, every command's output in
@@ -10,9 +10,9 @@
 #   1. JOBS=2, and the zipf guest killed once its cell has started: the run
 #      fails, names the lost cell and the command that completes it, and
 #      keeps the other cell's data;
-#   2. that command (AWS_RUN_RESUME) boots the lost cell only and completes
-#      the folder;
-#   3. a run past AWS_RUN_LIMIT (1 s here) is killed and counted failed,
+#   2. that command (make run RESUME=) boots the lost cell only and
+#      completes the folder;
+#   3. a run past RUN_LIMIT (1 s here) is killed and counted failed,
 #      and its guest goes on;
 #   4. the two cells as two shards, the way docs/experiment.md runs them on
 #      many machines: GNU parallel over its sshlogin ':' (this machine),
@@ -27,7 +27,7 @@ set -uo pipefail
 
 VARIANT=${1:-default}
 A=zipf-t1-a1.3 B=protect-global
-SEL="n=1,policies=nomod:hold"
+SEL="REPS=1 POLICIES=nomod:hold"
 LOG=$AWS_LOGS/shards.log
 N=0 LINES=()
 result() { # result ok|not-ok NAME [why]
@@ -47,8 +47,8 @@ finish() {
 	exit 0
 }
 MADE=()
-run() { # run ENV...: make run PLAN=short with ENV, its output to the log
-	env "$@" VARIANT="$VARIANT" make -s --no-print-directory -C "$AWS_TOP" run PLAN=short >>"$LOG" 2>&1
+run() { # run VAR=VALUE...: make run PLAN=short with those, its output to the log
+	make -s --no-print-directory -C "$AWS_TOP" run PLAN=short VARIANT="$VARIANT" "$@" >>"$LOG" 2>&1
 }
 # cells RESULTS-DIR: its runs as sorted "cell policy rep" lines
 cells() { cut -f1-3 "$1/runs.tsv" | sort; }
@@ -61,7 +61,8 @@ latest=$(readlink "$AWS_BUILD/results/latest" 2>/dev/null)
 echo "== 1: JOBS=2, the $A guest killed" >>"$LOG"
 ktap=$AWS_RUNS/experiment-$A/ktap.log killed=no
 rm -f "$ktap"
-run AWS_RUN_ARGS="$SEL,only=$A:$B" JOBS=2 &
+# shellcheck disable=SC2086 # SEL is two words
+run $SEL ONLY="$A:$B" JOBS=2 &
 pid=$!
 for _ in $(seq 600); do
 	if grep -qs "experiment: cell $A" "$ktap" && pkill -f "${AWS_RUNS##*/}/experiment-$A/swap.img"; then
@@ -84,7 +85,7 @@ if [ $killed = no ]; then
 	finish
 fi
 if [ $rc != 0 ] && grep -q "^   $A	build/${AWS_RUNS##*/}/experiment-$A/console.log" "$LOG" &&
-	grep -q "AWS_RUN_RESUME=$ts make run" "$LOG" && [ -f "$out/FAILED" ] &&
+	grep -q "make run RESUME=$ts" "$LOG" && [ -f "$out/FAILED" ] &&
 	[ -s "$out/guests/$B/runs.tsv" ] && [ ! -e "$out/guests/$A" ]; then
 	result ok run_with_a_dead_guest_keeps_the_others "exit $rc, $A named, $B kept in build/results/$ts"
 else
@@ -92,8 +93,8 @@ else
 fi
 
 # 2. the lost cell, resumed
-echo "== 2: AWS_RUN_RESUME=$ts" >>"$LOG"
-if [ -n "$ts" ] && run AWS_RUN_RESUME="$ts" &&
+echo "== 2: make run RESUME=$ts" >>"$LOG"
+if [ -n "$ts" ] && run RESUME="$ts" &&
 	grep -q "1 of 2 cells, a guest each" "$LOG" && [ ! -f "$out/FAILED" ] &&
 	[ "$(cut -f1 "$out/runs.tsv" | sort -u | tr '\n' ' ')" = "cell=$B cell=$A " ]; then
 	result ok resume_boots_only_the_lost_cell "one guest booted, both cells in runs.tsv"
@@ -103,9 +104,10 @@ fi
 
 # 3. a run over its time limit: killed, counted failed, and the guest goes
 # on with the next run
-echo "== 3: AWS_RUN_LIMIT=1" >>"$LOG"
+echo "== 3: make run RUN_LIMIT=1" >>"$LOG"
 lim=$tag-limit
-if run AWS_RUN_NAME="$lim" AWS_RUN_ARGS="$SEL,only=$A" AWS_RUN_LIMIT=1 JOBS=1; then
+# shellcheck disable=SC2086 # SEL is two words
+if run NAME="$lim" $SEL ONLY="$A" RUN_LIMIT=1 JOBS=1; then
 	result not-ok run_over_its_limit_is_killed "make run passed: a 1 s limit killed nothing (log: $LOG)"
 else
 	MADE+=("$AWS_BUILD/results/$lim")
@@ -123,8 +125,8 @@ fi
 # command, with the sshlogin ':' (this machine)
 echo "== 4: shards through GNU parallel, then make merge" >>"$LOG"
 parallel -j1 -S : --wd "$AWS_TOP" --return "build/results/$tag-{}" \
-	"AWS_RUN_NAME=$tag-{} AWS_RUN_ARGS=$SEL,only={} JOBS=1 VARIANT=$VARIANT \
-	make -s --no-print-directory run PLAN=short >>$LOG 2>&1" ::: $A $B >>"$LOG" 2>&1
+	"make -s --no-print-directory run PLAN=short NAME=$tag-{} $SEL ONLY={} JOBS=1 \
+	VARIANT=$VARIANT >>$LOG 2>&1" ::: $A $B >>"$LOG" 2>&1
 merged=''
 MADE+=("$AWS_BUILD/results/$tag-$A" "$AWS_BUILD/results/$tag-$B")
 if make -s --no-print-directory -C "$AWS_TOP" merge \

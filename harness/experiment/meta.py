@@ -5,11 +5,13 @@
 usage: meta.py OUT --plan PLAN [--selection ARGS] --start UTC --jobs N [--shards DIRS]
        meta.py --same DIR...     the shards DIR... come from this tree's sources
 
-harness/experiment.sh calls it once the guests' data is in OUT
-(build/results/<timestamp>/), with what only it knows: the plan and the
-AWS_RUN_ARGS selection, the start (date -u +%Y-%m-%dT%H:%M:%SZ), JOBS
-(empty for a merge) and, for a merge, the shards' folders.  The rest is
-read here, each from where it comes from:
+make run (harness/experiment/run.py) calls write() once the guests' data
+is in OUT (build/results/<timestamp>/), with what only it knows: the plan
+and the selection (plan.py's "n=N,only=GLOBS,policies=GLOBS", from ONLY=,
+POLICIES= and REPS=), the start (UTC, 2026-12-05T04:46:30Z), JOBS (empty
+for a merge) and, for a merge, the shards' folders; and same() before a
+merge.  The command line does the same by hand.  The rest is read here,
+each from where it comes from:
 
   OUT/guests/CELL/            one folder per guest (a cell each): its
     guest-info.txt            uname, module hashes and vermagic, which
@@ -164,11 +166,15 @@ def meta(out, plan, selection, start, jobs, shards):
     cpus = re.search(r"-smp (\d+)", cmd)
     u = os.uname()
     names = [c for c, _ in booted]
+    sel = P.parse_args(selection or "")
+    words = [(var, sel[key]) for var, key in (("ONLY", "only"), ("POLICIES", "policies"),
+                                              ("REPS", "n")) if key in sel]
     return {
         "command": ("make merge RESULTS='%s'" % shards if shards else
-                    "make run PLAN=%s%s" % (plan, " AWS_RUN_ARGS=" + selection if selection else "")),
-        "script": ("bash harness/experiment.sh --merge %s" % shards if shards else
-                   "bash harness/experiment.sh %s" % plan),
+                    " ".join(["make run PLAN=%s" % plan] + ["%s=%s" % w for w in words])),
+        "script": ("python3 harness/experiment/run.py merge %s" % shards if shards else
+                   " ".join(["python3 harness/experiment/run.py run --plan %s" % plan] +
+                            ["--%s %s" % (var.lower(), v) for var, v in words])),
         "plan": plan,
         "selection": selection or None,
         "date_utc": start,
@@ -234,6 +240,14 @@ def same(dirs):
     return diff
 
 
+def write(out, plan, selection, start, jobs, shards):
+    """OUT/meta.json (meta()'s arguments)."""
+    m = meta(out, plan, selection, start, jobs, shards)
+    with open(os.path.join(out, "meta.json"), "w") as f:
+        json.dump(m, f, indent=1)
+        f.write("\n")
+
+
 def main(argv):
     if argv[:1] == ["--same"]:
         diff = same(argv[1:])
@@ -243,19 +257,16 @@ def main(argv):
     a = argparse.ArgumentParser(description="write OUT/meta.json of a make run")
     a.add_argument("out", help="the run folder, build/results/<timestamp>")
     a.add_argument("--plan", required=True)
-    a.add_argument("--selection", default="", help="AWS_RUN_ARGS, if any")
+    a.add_argument("--selection", default="", help="n=N,only=GLOBS,policies=GLOBS, if any")
     a.add_argument("--start", required=True, help="the run's start, UTC")
     a.add_argument("--jobs", required=True, help="JOBS: guests at a time (empty for a merge)")
     a.add_argument("--shards", default="", help="a merge's shards, space-separated")
     a = a.parse_args(argv)
     try:
-        m = meta(a.out, a.plan, a.selection, a.start, a.jobs, a.shards)
+        write(a.out, a.plan, a.selection, a.start, a.jobs, a.shards)
     except (P.PlanError, OSError, ValueError, KeyError) as e:
         print("error: meta.py: %s" % e, file=sys.stderr)
         return 1
-    with open(os.path.join(a.out, "meta.json"), "w") as f:
-        json.dump(m, f, indent=1)
-        f.write("\n")
     return 0
 
 

@@ -5,7 +5,7 @@ seed of a `make run`.
 
 usage: opt.py DIR [--bin DIR] [--cache DIR]
 
-DIR holds the guest's matrix.tsv (each cell's memory.max and workload
+DIR holds the run's matrix.tsv (each cell's memory.max and workload
 command) and its runs (runs.tsv), or a stored runs.csv (which has both).
 For each cell and repetition (the run's --seed) this derives the exact
 sequence of pages the workload touched, replays it in aws-sim with frames

@@ -1,52 +1,40 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The experiment's plans: harness/experiment/plans/*.plan, read, checked and
-selected.
+"""The experiment's plans and policies: harness/experiment/plans/*.plan
+read, checked and expanded into the runs each guest makes.
 
 usage: plan.py list                       the plans there are
        plan.py check [PLAN...]            every plan (or these) is well formed
-       plan.py get PLAN KEY               one header value (reps, timeout, ...)
-       plan.py select PLAN --boot main|global [--args n=N,only=GLOB:GLOB,policies=GLOB:GLOB]
-       plan.py units PLAN [--args ARGS] [--times RUNS.csv]
-                                          the selected cells, one guest each
+       plan.py cells PLAN [--only GLOBS]  its cells' names, in the plan's order
 
 A plan is data (short.plan documents the format): a header, then cells,
 each with its memory limit, policies, command and the question it asks.
-The plan is parsed here only.  `select` writes, for one guest, a table
-that harness/guest/jobs/experiment.sh reads without knowing the plan's
-grammar: tab-separated lines, '#' comments, first the header
+It is parsed here only, and its policies are expanded here only: "all"
+is every policy of the kernel (stock 6.1 with the module unloaded, MGLRU,
+DAMON's lru_sort where the kernel has it, and every policy of the module,
+the list of include/aws_policy_list.h), a module policy may take -rN (the
+anon inactive ratio N), and each name becomes the settings that put the
+guest's kernel into it (setup()).
 
-    plan<TAB>NAME               the plan's name
-    boot<TAB>main|global        which guest this is
-    reps<TAB>N                  the plan's reps, or n=
-    policy-filter<TAB>GLOBS     policies= (colon-separated globs), if given
+make run (harness/experiment/run.py) selects with ONLY= (cells, globs,
+colon-separated), POLICIES= (policies, the same) and REPS= (the plan's
+reps if not given); the selection is kept as one string,
+"n=N,only=GLOBS,policies=GLOBS" (run.txt, meta.json's "selection").  Each
+selected cell is one guest, handed its runs as ready rows (rows()), one
+a line, tab-separated, in the order it makes them (rep 1 of every
+policy, then rep 2, ...):
 
-then one line per cell that guest runs (the memcg-limited ones in the main
-guest, the "global" ones in the second; those whose name matches `only`):
+    CELL POLICY REP LIMIT LRU_GEN DAMON MODULE RATIO COMMAND...
 
-    cell<TAB>NAME<TAB>LIMIT<TAB>POLICIES<TAB>COMMAND
-
-POLICIES space-separated as the plan gives them (the guest expands "all"
-and applies the filter: only it knows the module's policies).  A plan
-value or AWS_RUN_ARGS with a tab (or a line break) in it is refused.
-`select` exits 3 when no cell is left for that guest, so the host does
-not boot it.
-
-`units` lists the selected cells as "BOOT<TAB>CELL<TAB>SWAP" lines (SWAP
-the cell's swap disk: its "swap" key, or the plan's), the costliest first: make run boots one guest per line (with the table `select --args
-ARGS,only=CELL` gives), at most JOBS at a time.  The cost is an estimate,
-used for the order only (a long cell started last would leave the other
-cores idle at the end): the cell's runs (policies after the filter, "all"
-counted as every policy, times reps) times the mean wall_s of its runs in
-RUNS.csv (an earlier run's runs.csv: make run passes the newest of the
-same plan); a cell it does not have is estimated from its memory limit (a
-global cell: the global guest's memory), the size a run reads through,
-scaled by the median seconds per MB of the cells it has.  The selection never travels on the kernel command line:
-harness/boot/runner.py hands the table to the guest on its results disk.
+LIMIT is a memory.max value or "global" (no memcg limit); LRU_GEN y or n
+(MGLRU on for the run); DAMON "off" or "HOT:COLD:QUOTA" (damon_lru_sort
+running with those thresholds); MODULE "-" (unloaded) or the module's
+policy; RATIO "auto" or N; COMMAND the workload with --seed REP.
+harness/guest/jobs/experiment.sh only applies them.  A plan value or a
+selection with a tab (or a line break) in it is refused.
 
 Standard library only; harness/unit/test-plans.py tests it.
 """
-import csv
 import fnmatch
 import os
 import re
@@ -65,9 +53,18 @@ CELL_KEYS = ("limit", "policies", "run", "asks")
 OPTIONAL_CELL = ("swap",)
 SIZE = re.compile(r"^[1-9][0-9]*[MG]$")
 POLICY = re.compile(r"^([a-z0-9]+)(-r[1-9][0-9]*)?$")
-# policies that are not the module's: stock 6.1, MGLRU, DAMON's lru_sort
-# (its defaults, and damonfast: thresholds for runs of seconds)
-KERNEL_POLICIES = ("nomod", "mglru", "damon", "damonfast")
+
+# The policies that are not the module's, with the module unloaded: stock
+# 6.1 (nomod), MGLRU, and DAMON's lru_sort.  damon runs lru_sort with 6.1's
+# defaults: hot = accessed in half the 5 ms samples of a 100 ms window (500
+# per mille), cold = idle 120 s, 10 ms of work a second (no cell runs for
+# 120 s under TCG, so its cold half never acts).  damonfast scales them to
+# runs of seconds: hot = accessed in one sample of a window (50 per mille),
+# cold = idle 1 s (a cell's phases last seconds), 100 ms of work a second
+# (TCG is slow).  Values: (MGLRU on, DAMON "HOT:COLD_US:QUOTA_MS" or off).
+KERNEL_POLICIES = {"nomod": ("n", "off"), "mglru": ("y", "off"),
+                   "damon": ("n", "500:120000000:10"), "damonfast": ("n", "50:1000000:100")}
+DAMON = ("damon", "damonfast")
 
 
 class PlanError(Exception):
@@ -75,10 +72,25 @@ class PlanError(Exception):
 
 
 def module_policies():
-    """The module's policies: the AWS_POLICY(name) lines of
+    """The module's policies, in its order: the AWS_POLICY(name) lines of
     include/aws_policy_list.h, the one list the module is built from."""
     with open(os.path.join(TOP, "include", "aws_policy_list.h")) as f:
-        return sorted(re.findall(r"^AWS_POLICY\(([a-z0-9_]+)\)", f.read(), re.M))
+        return re.findall(r"^AWS_POLICY\(([a-z0-9_]+)\)", f.read(), re.M)
+
+
+def every_policy(damon=True):
+    """What "all" stands for on a kernel with (or without) DAMON's lru_sort."""
+    return [p for p in KERNEL_POLICIES if damon or p not in DAMON] + module_policies()
+
+
+def setup(policy):
+    """The settings of POLICY (a known name, maybe with -rN) as the guest's
+    row has them: (LRU_GEN, DAMON, MODULE, RATIO)."""
+    m = POLICY.match(policy)
+    base, ratio = m.group(1), (m.group(2) or "-rauto")[2:]
+    if base in KERNEL_POLICIES:
+        return KERNEL_POLICIES[base] + ("-", "auto")
+    return ("n", "off", base, ratio)
 
 
 def workloads():
@@ -102,6 +114,11 @@ def path_of(plan):
     return plan if plan.endswith(".plan") else os.path.join(PLANS, plan + ".plan")
 
 
+def name_of(plan):
+    """The plan's name: its file's, without .plan."""
+    return os.path.basename(path_of(plan))[:-len(".plan")]
+
+
 def parse(plan):
     """(header dict, [cell dict]) of a plan file; PlanError names FILE:LINE."""
     path = path_of(plan)
@@ -118,7 +135,7 @@ def parse(plan):
             where = "%s:%d" % (shown(path), i)
             if "\t" in line:
                 raise PlanError("%s: a tab in '%s': a plan separates with spaces (the guest's"
-                                " table of cells is tab-separated)" % (where, key.split("\t")[0]))
+                                " rows are tab-separated)" % (where, key.split("\t")[0]))
             if not value:
                 raise PlanError("%s: '%s' has no value" % (where, key))
             if key == "cell":
@@ -191,90 +208,81 @@ def names():
     return sorted(f[:-5] for f in os.listdir(PLANS) if f.endswith(".plan"))
 
 
+def selection(only="", policies="", reps=""):
+    """The selection string of make run's ONLY=, POLICIES= and REPS=
+    (each may be empty), checked."""
+    text = ",".join("%s=%s" % (k, v) for k, v in (("n", reps), ("only", only),
+                                                   ("policies", policies)) if v)
+    for var, v in (("ONLY", only), ("POLICIES", policies), ("REPS", reps)):
+        if "," in v:
+            raise PlanError("%s='%s': globs are colon-separated, not comma-separated" % (var, v))
+    parse_args(text)
+    return text
+
+
 def parse_args(args):
-    """AWS_RUN_ARGS ("n=N,only=GLOB:GLOB,policies=GLOB:GLOB") -> dict."""
+    """A selection string ("n=N,only=GLOB:GLOB,policies=GLOB:GLOB") -> dict."""
     out = {}
     if "\t" in args or "\n" in args:
-        raise PlanError("AWS_RUN_ARGS: a tab or line break in '%s'" % args.strip())
+        raise PlanError("the selection: a tab or line break in '%s'" % args.strip())
     for a in filter(None, args.split(",")):
         key, eq, value = a.partition("=")
         if not eq or key not in ("n", "only", "policies") or not value:
-            raise PlanError("AWS_RUN_ARGS: '%s' is not n=N, only=GLOB[:GLOB] or "
+            raise PlanError("the selection: '%s' is not n=N, only=GLOB[:GLOB] or "
                             "policies=GLOB[:GLOB]" % a)
         if key == "n" and not re.match(r"^[1-9][0-9]*$", value):
-            raise PlanError("AWS_RUN_ARGS: n must be a positive integer, not '%s'" % value)
+            raise PlanError("REPS must be a positive integer, not '%s'" % value)
         if key in out:
-            raise PlanError("AWS_RUN_ARGS: '%s' given twice" % key)
+            raise PlanError("the selection: '%s' given twice" % key)
         out[key] = value
     return out
 
 
-def select(plan, boot, args=""):
-    """The table of one guest's cells (the module's docstring), as text;
-    None if it has no cell."""
-    header, cells = check(plan)
+def matches(name, globs):
+    """NAME matches one of the colon-separated GLOBS."""
+    return any(fnmatch.fnmatchcase(name, g) for g in globs.split(":"))
+
+
+def cells(plan, args="", damon=True):
+    """The cells the selection ARGS keeps, in the plan's order, each a dict:
+    name, boot (main or global), limit, swap, cmd, reps and policies (every
+    one named, "all" expanded for a kernel with or without DAMON, then
+    filtered); a cell no policy is left for is left out."""
+    header, plan_cells = check(plan)
     sel = parse_args(args)
-    only = sel.get("only", "*").split(":")
-    cells = [c for c in cells if (c["limit"] == "global") == (boot == "global") and
-             any(fnmatch.fnmatchcase(c["name"], g) for g in only)]
-    if not cells:
-        return None
-    rows = [("plan", os.path.basename(path_of(plan))[:-5]), ("boot", boot),
-            ("reps", sel.get("n", header["reps"]))]
-    if "policies" in sel:
-        rows.append(("policy-filter", sel["policies"]))
-    rows += [("cell", c["name"], c["limit"], c["policies"], c["run"]) for c in cells]
-    return "# %s, selected for the %s guest (harness/experiment/plan.py select%s)\n" % (
-        shown(path_of(plan)), boot, " --args " + args if args else "") + \
-        "".join("\t".join(r) + "\n" for r in rows)
+    out = []
+    for c in plan_cells:
+        if not matches(c["name"], sel.get("only", "*")):
+            continue
+        pols = [q for p in c["policies"].split()
+                for q in (every_policy(damon) if p == "all" else [p])]
+        pols = [p for p in dict.fromkeys(pols) if matches(p, sel.get("policies", "*"))]
+        if not damon and any(POLICY.match(p).group(1) in DAMON for p in pols):
+            raise PlanError("cell %s: this kernel has no DAMON lru_sort for %s"
+                            % (c["name"], " ".join(p for p in pols if p in DAMON)))
+        if not pols:
+            continue
+        out.append({"name": c["name"], "boot": "global" if c["limit"] == "global" else "main",
+                    "limit": c["limit"], "swap": c.get("swap", header["swap"]), "cmd": c["run"],
+                    "reps": int(sel.get("n", header["reps"])), "policies": pols})
+    return out
+
+
+def rows(cell):
+    """The guest's rows of CELL (a dict of cells()), as text (the module's
+    docstring): every policy's rep 1, then rep 2, ..."""
+    return "".join("\t".join((cell["name"], p, str(rep), cell["limit"]) + setup(p) +
+                             ("%s --seed %d" % (cell["cmd"], rep),)) + "\n"
+                   for rep in range(1, cell["reps"] + 1) for p in cell["policies"])
+
+
+def matrix_line(cell):
+    """CELL's line of matrix.tsv: name, limit, policies, command."""
+    return "\t".join((cell["name"], cell["limit"], " ".join(cell["policies"]), cell["cmd"])) + "\n"
 
 
 def size_mb(size):
     return int(size[:-1]) * (1024 if size.endswith("G") else 1)
-
-
-def mean_seconds(runs_csv):
-    """{cell: mean wall_s of its runs} in RUNS_CSV ({} if it is None)."""
-    if not runs_csv:
-        return {}
-    total, count = {}, {}
-    try:
-        with open(runs_csv, newline="") as f:
-            for row in csv.DictReader(f):
-                try:
-                    wall = float(row["wall_s"])
-                except (KeyError, TypeError, ValueError):
-                    continue
-                total[row["cell"]] = total.get(row["cell"], 0.0) + wall
-                count[row["cell"]] = count.get(row["cell"], 0) + 1
-    except (OSError, KeyError, csv.Error) as e:
-        raise PlanError("--times %s: %s" % (runs_csv, e))
-    return {c: total[c] / count[c] for c in total}
-
-
-def units(plan, args="", runs_csv=None):
-    """[(boot, cell name, swap)] of the cells ARGS selects, the costliest first
-    (the module's docstring); ties in plan order."""
-    header, cells = check(plan)
-    seconds = mean_seconds(runs_csv)
-    sel = parse_args(args)
-    only = sel.get("only", "*").split(":")
-    pols = sel.get("policies", "*").split(":")
-    every = list(KERNEL_POLICIES) + module_policies()
-    out = []
-    for i, c in enumerate(cells):
-        if not any(fnmatch.fnmatchcase(c["name"], g) for g in only):
-            continue
-        names = [q for p in c["policies"].split() for q in (every if p == "all" else [p])]
-        n = sum(1 for q in names if any(fnmatch.fnmatchcase(q, g) for g in pols))
-        boot = "global" if c["limit"] == "global" else "main"
-        mb = size_mb(header["global-guest-mem"] if boot == "global" else c["limit"])
-        out.append([n * int(sel.get("n", header["reps"])), mb, i, boot, c["name"],
-                    c.get("swap", header["swap"])])
-    per_mb = sorted(seconds[u[4]] / u[1] for u in out if u[4] in seconds)
-    scale = per_mb[len(per_mb) // 2] if per_mb else 1.0
-    out.sort(key=lambda u: (-u[0] * seconds.get(u[4], u[1] * scale), u[2]))
-    return [(u[3], u[4], u[5]) for u in out]
 
 
 def main(argv):
@@ -283,26 +291,12 @@ def main(argv):
             print(" ".join(names()))
         elif argv[:1] == ["check"]:
             for p in argv[1:] or names():
-                header, cells = check(p)
-                print("%s: %d cells, %s reps" % (p, len(cells), header["reps"]))
-        elif argv[:1] == ["get"] and len(argv) == 3:
-            header, _ = check(argv[1])
-            if argv[2] not in header:
-                raise PlanError("no header key '%s' (keys: %s)"
-                               % (argv[2], " ".join(HEADER + tuple(OPTIONAL))))
-            print(header[argv[2]])
-        elif argv[:1] == ["units"] and len(argv) in (2, 4, 6) and \
-                all(o in ("--args", "--times") for o in argv[2::2]):
-            opts = dict(zip(argv[2::2], argv[3::2]))
-            for unit in units(argv[1], opts.get("--args", ""), opts.get("--times")):
-                print("\t".join(unit))
-        elif argv[:1] == ["select"] and len(argv) >= 4 and argv[2] == "--boot" and \
-                argv[3] in ("main", "global") and (len(argv) == 4 or
-                                                   (len(argv) == 6 and argv[4] == "--args")):
-            text = select(argv[1], argv[3], argv[5] if len(argv) == 6 else "")
-            if text is None:
-                return 3
-            sys.stdout.write(text)
+                header, plan_cells = check(p)
+                print("%s: %d cells, %s reps" % (p, len(plan_cells), header["reps"]))
+        elif argv[:1] == ["cells"] and len(argv) in (2, 4) and argv[2:3] in ([], ["--only"]):
+            only = argv[3] if len(argv) == 4 else ""
+            for c in cells(argv[1], selection(only=only)):
+                print(c["name"])
         else:
             print(next(p for p in __doc__.split("\n\n") if p.startswith("usage:")),
                   file=sys.stderr)

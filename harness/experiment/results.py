@@ -4,8 +4,9 @@
 
 usage: results.py DIR [--ref P[,P...]] [--best-of P[,P...]]
 
-DIR holds what the guest job harness/guest/jobs/experiment.sh wrote
-(runs.tsv, matrix.tsv, guest-info.txt) and what harness/experiment/opt.py
+DIR holds what make run gathered from its guests (runs.tsv, written by
+the guest job harness/guest/jobs/experiment.sh, matrix.tsv,
+guest-info.txt: harness/experiment/merge.py) and what harness/experiment/opt.py
 derived from it (opt.csv), or a stored run's runs.csv.  Writes into DIR:
 
   runs.csv          the record: one row per workload run (cell, policy, rep,

@@ -1,27 +1,89 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""How long a make run would take with JOBS guests at a time, from a run's
-own per-run times.
+"""The order make run boots its guests in, and how long a run would take
+with JOBS guests at a time, from a run's own per-run times.
 
 usage: schedule.py RESULTS-DIR [--jobs 1,2,8,32] [--by cell|rep]
 
-make run boots a guest per cell, the costliest first, at most JOBS at a
-time (harness/experiment.sh).  A cell's guest lasts its boot and setup
-plus its runs: this reads each cell's guest time from RESULTS-DIR
-(guests/CELL/verdict.json's seconds, the runner's wall time of the whole
-guest) and replays that order on JOBS host cores, each cell going to the
-core that frees first, as the pool does.  It assumes what make run
-assumes: one core per guest (TCG runs a guest on one host thread), and a
-guest as fast beside others as alone.  --by rep asks what a guest per
-(cell, rep) would take, which make run does not do: each such guest lasts
-its cell's guest's boot and setup (the guest's time less its runs' wall_s,
-from guests/CELL/runs.tsv) plus that rep's runs.  Standard library only.
+make run (harness/experiment/run.py) boots a guest per cell, at most JOBS
+at a time, the costliest first (order()): a long cell started last would
+leave the other cores idle at the end.  The cost is an estimate, used for
+the order only: the cell's runs (policies times reps) times the mean
+wall_s of its runs in the newest earlier run of the same plan
+(newest_runs()); a cell that run does not have is estimated from its
+memory limit (a global cell: the global guest's memory), the size a run
+reads through, scaled by the median seconds per MB of the cells it has.
+
+The command line replays a finished run: a cell's guest lasts its boot
+and setup plus its runs, so this reads each cell's guest time from
+RESULTS-DIR (guests/CELL/verdict.json's seconds, the runner's wall time
+of the whole guest) and replays the order on JOBS host cores, each cell
+going to the core that frees first, as the pool does.  It assumes what
+make run assumes: one core per guest (TCG runs a guest on one host
+thread), and a guest as fast beside others as alone.  --by rep asks what
+a guest per (cell, rep) would take, which make run does not do: each such
+guest lasts its cell's guest's boot and setup (the guest's time less its
+runs' wall_s, from guests/CELL/runs.tsv) plus that rep's runs.  Standard
+library only; harness/unit/test-plans.py tests the order,
+harness/unit/test-results.py the replay.
 """
 import argparse
+import csv
 import heapq
 import json
 import os
 import sys
+
+import plan as P  # harness/experiment/plan.py
+
+
+def mean_seconds(runs_csv):
+    """{cell: mean wall_s of its runs} in RUNS_CSV ({} if it is None)."""
+    if not runs_csv:
+        return {}
+    total, count = {}, {}
+    try:
+        with open(runs_csv, newline="") as f:
+            for row in csv.DictReader(f):
+                try:
+                    wall = float(row["wall_s"])
+                except (KeyError, TypeError, ValueError):
+                    continue
+                total[row["cell"]] = total.get(row["cell"], 0.0) + wall
+                count[row["cell"]] = count.get(row["cell"], 0) + 1
+    except (OSError, KeyError, csv.Error) as e:
+        raise P.PlanError("the times of %s: %s" % (runs_csv, e))
+    return {c: total[c] / count[c] for c in total}
+
+
+def newest_runs(results, plan):
+    """The runs.csv of the newest run folder in RESULTS (by its meta.json's
+    date_utc) that ran PLAN, None if there is none."""
+    best = None
+    for d in os.listdir(results) if os.path.isdir(results) else ():
+        runs = os.path.join(results, d, "runs.csv")
+        try:
+            with open(os.path.join(results, d, "meta.json")) as f:
+                m = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if m.get("plan") != plan or not os.path.isfile(runs) or not os.path.getsize(runs):
+            continue
+        if best is None or (m.get("date_utc") or "") > best[0]:
+            best = (m.get("date_utc") or "", runs)
+    return best[1] if best else None
+
+
+def order(cells, global_mem, runs_csv=None):
+    """CELLS (plan.cells()' dicts) the costliest first, ties in their
+    order; a global cell's size is GLOBAL_MEM, the plan's global guest's."""
+    seconds = mean_seconds(runs_csv)
+    mb = {c["name"]: P.size_mb(global_mem if c["boot"] == "global" else c["limit"]) for c in cells}
+    per_mb = sorted(seconds[n] / mb[n] for n in mb if n in seconds)
+    scale = per_mb[len(per_mb) // 2] if per_mb else 1.0
+    cost = {c["name"]: len(c["policies"]) * c["reps"] * seconds.get(c["name"], mb[c["name"]] * scale)
+            for c in cells}
+    return [c for _, c in sorted(enumerate(cells), key=lambda ic: (-cost[ic[1]["name"]], ic[0]))]
 
 
 def rep_seconds(gdir, total):

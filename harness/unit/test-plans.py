@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host-side unit test of the experiment's plans (harness/experiment/plan.py
-and the plan reader of harness/guest/jobs/experiment.sh), as KTAP on stdout.
+"""Host-side unit test of the experiment's plans and policies
+(harness/experiment/plan.py) and of the order make run boots its guests in
+(harness/experiment/schedule.py), as KTAP on stdout.
 
-Every plan in harness/experiment/plans/ is well formed; `select` gives each
-guest its own cells, applies only= and n=, passes policies= on, and says
-when a guest has no cell; each kind of mistake in a plan or in AWS_RUN_ARGS
-is refused with a message that names it (a tab in a value too: the table
-`select` writes for the guest is tab-separated); and the guest's reader of
-that table, run here in bash on it, comes out with the plan's cells,
-limits, policies and commands.  make test runs it with the unit tests.
+Every plan in harness/experiment/plans/ is well formed; the selection
+(ONLY=, POLICIES=, REPS=) keeps the cells and policies it names, "all" is
+every policy of the kernel (DAMON's only where it has it) in the module's
+order, and a cell with no policy left is not booted; each guest's rows
+are ready to run (its policy's settings, the command with --seed, rep 1
+of every policy first); the costliest cells boot first; each kind of
+mistake in a plan or a selection is refused with a message that names it
+(a tab in a value too: the guest's rows are tab-separated).  make test
+runs it with the unit tests.
 """
 import os
 import re
@@ -20,6 +23,7 @@ import tempfile
 HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(HARNESS, "experiment"))
 import plan  # noqa: E402
+import schedule  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="aws-test-plans.")
 results = []
@@ -30,15 +34,6 @@ def case(name, ok, why=""):
                                    " # " + why if why else ""))
 
 
-def rows_of(text):
-    """select's table: its lines, split at the tabs (comments left out)."""
-    return [ln.split("\t") for ln in text.splitlines() if not ln.startswith("#")]
-
-
-def cells_of(text):
-    return [r[1] for r in rows_of(text) if r[0] == "cell"]
-
-
 for name in plan.names():
     try:
         header, cells = plan.check(name)
@@ -46,48 +41,92 @@ for name in plan.names():
     except plan.PlanError as e:
         case("plan_%s_is_well_formed" % name, False, str(e))
 
-main = plan.select("short", "main", "n=1,only=thrash-*:loop,policies=protect:detect")
-want = ["thrash-seed", "thrash-detect", "loop"]
-case("select_applies_only_n_and_policies",
-     main is not None and cells_of(main) == want and ["reps", "1"] in rows_of(main) and
-     ["policy-filter", "protect:detect"] in rows_of(main) and ["boot", "main"] in rows_of(main) and
-     all(len(r) == (5 if r[0] == "cell" else 2) for r in rows_of(main)),
-     "cells %s" % (cells_of(main) if main else None))
-glob = plan.select("short", "global")
-case("global_cells_go_to_the_global_guest_only",
-     glob is not None and cells_of(glob) == ["protect-global"] and
-     "protect-global" not in cells_of(plan.select("short", "main")),
-     "global guest: %s" % (cells_of(glob) if glob else None))
-case("a_guest_without_cells_is_not_booted", plan.select("short", "global", "only=loop") is None and
-     plan.main(["select", "short", "--boot", "global", "--args", "only=loop"]) == 3)
+# the selection: only=, n= and policies=, on both guests
+sel = plan.selection(only="thrash-*:loop:protect-global", policies="protect:detect*", reps="1")
+cs = plan.cells("short", sel)
+case("selection_keeps_the_cells_policies_and_reps",
+     sel == "n=1,only=thrash-*:loop:protect-global,policies=protect:detect*" and
+     [(c["name"], c["boot"], c["reps"], c["policies"]) for c in cs] ==
+     [("thrash-seed", "main", 1, ["protect", "detect"]), ("thrash-detect", "main", 1, ["protect", "detect"]),
+      ("loop", "main", 1, ["protect", "detect"]), ("protect-global", "global", 1, ["protect", "detect"])],
+     "cells %s" % [(c["name"], c["policies"]) for c in cs])
+case("a_cell_without_policies_is_not_booted",
+     [c["name"] for c in plan.cells("short", "only=thrash-seed:randw,policies=baseline-r3")] == ["randw"])
+mods = plan.module_policies()
+full = plan.cells("full", "only=" + plan.parse("full")[1][0]["name"])[0]["policies"]
+nodamon = plan.cells("full", "only=" + plan.parse("full")[1][0]["name"], damon=False)[0]["policies"]
+case("all_is_every_policy_of_the_kernel",
+     full == ["nomod", "mglru", "damon", "damonfast"] + mods and nodamon == ["nomod", "mglru"] + mods and
+     mods[:2] == ["stock", "baseline"], "all: %s" % full)
+try:
+    plan.cells("short", "only=protect", damon=False)
+    case("damon_refused_on_a_kernel_without_it", False, "accepted")
+except plan.PlanError as e:
+    case("damon_refused_on_a_kernel_without_it", "no DAMON" in str(e), str(e))
 
-# units: one guest per selected cell, the costliest first; priced by an
-# earlier run's wall_s where it has the cell, by the memory limit scaled
-# by that run's seconds per MB where it does not
-u = plan.units("short", "n=1,only=zipf-t1-*:protect*:loop,policies=nomod:hold")
-case("units_select_the_cells_largest_limit_first",
-     [x[:2] for x in u] == [("main", "loop"), ("global", "protect-global"), ("main", "protect"),
-                            ("main", "zipf-t1-a0.5"), ("main", "zipf-t1-a0.9"), ("main", "zipf-t1-a1.3")] and
-     all(x[2] == "1G" for x in u), "units %s" % u)
+# the guest's rows: every policy's settings, the command with its seed,
+# rep 1 of every policy before rep 2
+cell = plan.cells("short", "n=2,only=randw,policies=mglru:baseline*:nomod")[0]
+rows = [r.split("\t") for r in plan.rows(cell).splitlines()]
+cmd = "aws-randw --size 32M --threads 2 --writes 14000"
+case("rows_are_ready_to_run",
+     rows == [["randw", "nomod", "1", "16M", "n", "off", "-", "auto", cmd + " --seed 1"],
+              ["randw", "mglru", "1", "16M", "y", "off", "-", "auto", cmd + " --seed 1"],
+              ["randw", "baseline", "1", "16M", "n", "off", "baseline", "auto", cmd + " --seed 1"],
+              ["randw", "baseline-r3", "1", "16M", "n", "off", "baseline", "3", cmd + " --seed 1"],
+              ["randw", "nomod", "2", "16M", "n", "off", "-", "auto", cmd + " --seed 2"],
+              ["randw", "mglru", "2", "16M", "y", "off", "-", "auto", cmd + " --seed 2"],
+              ["randw", "baseline", "2", "16M", "n", "off", "baseline", "auto", cmd + " --seed 2"],
+              ["randw", "baseline-r3", "2", "16M", "n", "off", "baseline", "3", cmd + " --seed 2"]] and
+     plan.matrix_line(cell) == "randw\t16M\tnomod mglru baseline baseline-r3\t%s\n" % cmd,
+     "rows %s" % rows[:2])
+case("damon_rows_carry_their_thresholds",
+     [plan.setup(p)[1] for p in ("damon", "damonfast", "hold")] == ["500:120000000:10", "50:1000000:100", "off"])
+
+# the order: one guest per selected cell, the costliest first; priced by
+# an earlier run's wall_s where it has the cell, by the memory limit
+# scaled by that run's seconds per MB where it does not
+header = plan.check("short")[0]
+u = schedule.order(plan.cells("short", "n=1,only=zipf-t1-*:protect*:loop,policies=nomod:hold"),
+                   header["global-guest-mem"])
+case("the_largest_limit_boots_first",
+     [(c["boot"], c["name"]) for c in u] == [("main", "loop"), ("global", "protect-global"), ("main", "protect"),
+                                            ("main", "zipf-t1-a0.5"), ("main", "zipf-t1-a0.9"),
+                                            ("main", "zipf-t1-a1.3")] and
+     all(c["swap"] == "1G" for c in u), "order %s" % [c["name"] for c in u])
 times = os.path.join(TMP, "runs.csv")
 with open(times, "w") as f:
     # zipf-t1-a0.9 20 s a run, loop 1 s: 21 zipf runs before 30 loop runs,
     # and zipf-t1-a1.3 (not in it) priced at the median 20/16 s per MB
     f.write("cell,policy,wall_s\nzipf-t1-a0.9,nomod,20\nzipf-t1-a0.9,hold,20\nloop,nomod,1\nloop,hold,n/a\n")
-u = plan.units("short", "only=zipf-t1-a0.9:zipf-t1-a1.3:loop", times)
-case("units_priced_by_an_earlier_run",
-     [x[1] for x in u] == ["zipf-t1-a0.9", "zipf-t1-a1.3", "loop"], "units %s" % u)
+u = schedule.order(plan.cells("short", "only=zipf-t1-a0.9:zipf-t1-a1.3:loop"), header["global-guest-mem"], times)
+case("the_order_priced_by_an_earlier_run",
+     [c["name"] for c in u] == ["zipf-t1-a0.9", "zipf-t1-a1.3", "loop"], "order %s" % [c["name"] for c in u])
 try:
-    plan.units("short", "", os.path.join(TMP, "none.csv"))
-    case("units_refuse_a_missing_times_file", False, "no error")
+    schedule.order(plan.cells("short"), "128M", os.path.join(TMP, "none.csv"))
+    case("the_order_refuses_a_missing_times_file", False, "no error")
 except plan.PlanError as e:
-    case("units_refuse_a_missing_times_file", "none.csv" in str(e), str(e))
+    case("the_order_refuses_a_missing_times_file", "none.csv" in str(e), str(e))
+res = os.path.join(TMP, "results")
+for name, p, date in (("a", "short", "2026-12-05T01:00:00Z"), ("b", "short", "2026-12-06T01:00:00Z"),
+                      ("c", "full", "2026-12-07T01:00:00Z"), ("d", "short", "2026-12-08T01:00:00Z")):
+    os.makedirs(os.path.join(res, name))
+    with open(os.path.join(res, name, "meta.json"), "w") as f:
+        f.write('{"plan": "%s", "date_utc": "%s"}' % (p, date))
+    with open(os.path.join(res, name, "runs.csv"), "w") as f:
+        f.write("" if name == "d" else "cell,wall_s\n")
+case("the_newest_earlier_run_of_the_plan_prices_it",
+     schedule.newest_runs(res, "short") == os.path.join(res, "b", "runs.csv"),
+     str(schedule.newest_runs(res, "short")))
 
 usage = subprocess.run([sys.executable, plan.__file__, "select", "short", "main"],
                        capture_output=True, text=True)
-case("bad_command_line_prints_the_usage", usage.returncode == 2 and
-     usage.stderr.startswith("usage: plan.py list") and "--boot" in usage.stderr,
-     "exit %d, stderr %r" % (usage.returncode, usage.stderr[:80]))
+cells = subprocess.run([sys.executable, plan.__file__, "cells", "short", "--only", "zipf-t1-*"],
+                       capture_output=True, text=True)
+case("the_command_line_lists_cells_and_prints_the_usage", usage.returncode == 2 and
+     usage.stderr.startswith("usage: plan.py list") and
+     cells.stdout.split() == ["zipf-t1-a0.5", "zipf-t1-a0.9", "zipf-t1-a1.3"],
+     "exit %d, stderr %r, cells %r" % (usage.returncode, usage.stderr[:80], cells.stdout))
 
 # each mistake refused, with a message naming it
 GOOD = """about a test plan
@@ -127,8 +166,8 @@ try:
     case("guest_mem_defaults_to_512M", header["guest-mem"] == "512M", header["guest-mem"])
     with open(path, "w") as f:
         f.write(GOOD.replace("limit 64M", "limit 64M\nswap 48M"))
-    u = plan.units(path)
-    case("a_cell_swap_goes_to_its_guest", u == [("main", "one", "48M")], "units %s" % u)
+    u = [(c["boot"], c["name"], c["swap"]) for c in plan.cells(path)]
+    case("a_cell_swap_goes_to_its_guest", u == [("main", "one", "48M")], "cells %s" % u)
 except plan.PlanError as e:
     case("a_good_test_plan_passes", False, str(e))
 for name, text, msg in bad:
@@ -139,51 +178,21 @@ for name, text, msg in bad:
         case("plan_refuses_%s" % name, False, "accepted")
     except plan.PlanError as e:
         case("plan_refuses_%s" % name, re.search(msg, str(e)) is not None, str(e)[-90:])
-for name, args, msg in (("n_0", "n=0", "positive integer"), ("unknown", "x=1", "'x=1' is not"),
-                        ("twice", "n=1,n=2", "given twice"), ("empty", "only=", "'only=' is not"),
-                        ("a_tab", "policies=nomod\tdetect", "a tab")):
+for name, args, msg in (("n_0", {"reps": "0"}, "REPS must be a positive integer"),
+                        ("commas", {"only": "a,b"}, "colon-separated"),
+                        ("a_tab", {"policies": "nomod\tdetect"}, "a tab")):
+    try:
+        plan.selection(**args)
+        case("selection_refuses_%s" % name, False, "accepted %s" % args)
+    except plan.PlanError as e:
+        case("selection_refuses_%s" % name, msg in str(e), str(e))
+for name, args, msg in (("unknown", "x=1", "'x=1' is not"), ("twice", "n=1,n=2", "given twice"),
+                        ("empty", "only=", "'only=' is not")):
     try:
         plan.parse_args(args)
-        case("run_args_refuse_%s" % name, False, "accepted %s" % args)
+        case("stored_selection_refuses_%s" % name, False, "accepted %s" % args)
     except plan.PlanError as e:
-        case("run_args_refuse_%s" % name, msg in str(e), str(e))
-
-# The guest's reader (the block of experiment.sh from PLANFILE= to the
-# helpers), in bash here on the table select writes, must come out with
-# the plan's cells ("all" expanded), the selection's reps and filter.
-guest = os.path.join(HARNESS, "guest", "jobs", "experiment.sh")
-with open(guest) as f:
-    src = f.read()
-start, end = src.index("\nPLANFILE="), src.index("\n# ---- helpers")
-reader = src[start:end].replace("PLANFILE=/tmp/input/plan.tsv", "PLANFILE=$1")
-POLICIES = "nomod mglru damon damonfast " + " ".join(plan.module_policies())
-dump = """
-for c in "${CELLS[@]}"; do printf '%s\\t%s\\t%s\\t%s\\n' "$c" "${C_LIMIT[$c]}" "${C_POLS[$c]% }" "${C_CMD[$c]}"; done
-echo "reps=$REPS boot=$BOOT plan=$PLAN filter=$POLS"
-"""
-for name in plan.names():
-    header, cells = plan.check(name)
-    for boot, args, reps, pols in (("main", "policies=d*:*-r3", header["reps"], "d*:*-r3"),
-                                   ("global", "n=2", "2", "")):
-        text = plan.select(name, boot, args)
-        if text is None:
-            continue
-        sel = os.path.join(TMP, "sel")
-        with open(sel, "w") as f:
-            f.write(text)
-        r = subprocess.run(["bash", "-c", "POLICIES='%s'\n%s\n%s" % (POLICIES, reader, dump),
-                            "reader", sel], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True)
-        mine = [c for c in cells if (c["limit"] == "global") == (boot == "global")]
-        want = ["%s\t%s\t%s\t%s" % (c["name"], c["limit"], " ".join(
-            POLICIES if p == "all" else p for p in c["policies"].split()), c["run"]) for c in mine]
-        want.append("reps=%s boot=%s plan=%s filter=%s" % (reps, boot, name, pols))
-        got = r.stdout.splitlines()
-        diff = [g for g, w in zip(got, want) if g != w][:1]
-        case("guest_reads_the_%s_cells_of_plan_%s" % (boot, name),
-             r.returncode == 0 and got == want,
-             "%d cells%s" % (len(mine), "; first difference: %s" % diff if diff else
-                             "" if got == want else "; output: %s" % r.stdout[-120:]))
+        case("stored_selection_refuses_%s" % name, msg in str(e), str(e))
 
 print("KTAP version 1")
 print("1..%d" % len(results))

@@ -9,9 +9,10 @@ runs), the report of failed or missing runs, that policies come from the
 data, the x OPT figures with their approximate and n/a cells, opt.py's
 choice of trace for each kind of command and its figures on real traces
 (the workloads and aws-sim of build/userspace, run on the host),
-calibrate.py's verdicts, dist.py's summary of a distribution, and the
-meta.json meta.py writes for a made-up run.  make test runs it with the
-unit tests; no guest needed.
+calibrate.py's verdicts, dist.py's summary of a distribution, the
+meta.json meta.py writes for a made-up run, merge.py's gathering of a
+folder's guests and its merge of shards, and schedule.py's replay of a
+run's pool.  make test runs it with the unit tests; no guest needed.
 """
 import glob
 import hashlib
@@ -507,8 +508,9 @@ def check_meta(d):
                               ("thrash-seed", "main", "512M", "1.25", sha)],
             "--selection", "n=1,only=loop:thrash-seed:protect-global", "--jobs", "2")
     assert (m["command"], m["script"], m["selection"], m["date_utc"], m["results_dir"]) == (
-        "make run PLAN=short AWS_RUN_ARGS=n=1,only=loop:thrash-seed:protect-global",
-        "bash harness/experiment.sh short", "n=1,only=loop:thrash-seed:protect-global",
+        "make run PLAN=short ONLY=loop:thrash-seed:protect-global REPS=1",
+        "python3 harness/experiment/run.py run --plan short --only loop:thrash-seed:protect-global --reps 1",
+        "n=1,only=loop:thrash-seed:protect-global",
         "2026-12-05T04:46:30Z", "build/results/20261205T0all"), m
     assert (m["guest_kernel"], m["guest_kernel_build"], m["module_srcversion"], m["module_vermagic"]) == (
         "6.1.192", "#5 SMP PREEMPT_DYNAMIC Sat Dec  5", None, "6.1.192 SMP preempt mod_unload "), m
@@ -547,6 +549,62 @@ def check_meta(d):
     r = subprocess.run([sys.executable, meta, "--same", a, b], stderr=subprocess.PIPE, text=True)
     assert r.returncode == 1 and "git_commit " + "0" * 40 in r.stderr, r.stderr
     return "%d keys in results/' order; sums over guests; a merge; --same refuses another commit" % len(m)
+
+
+def check_merge(d):
+    """merge.py: a folder's guests gathered into its files in the plan's
+    order (guest-info of the first main and global guest, workloads.log
+    capped); shards combined, and the kinds of shard a merge refuses."""
+    import merge
+    guest = {"loop": ("main", "a"), "protect-global": ("global", "b"), "thrash-seed": ("main", "c")}
+
+    def folder(name, cells, selection="n=1", plan="short", failed=""):
+        out = os.path.join(d, "merge", name)
+        for cell in cells:
+            g = os.path.join(out, "guests", cell)
+            os.makedirs(g)
+            boot, tag = guest[cell]
+            for f, text in (("runs.tsv", "cell=%s\trep=1\n" % cell), ("matrix.tsv", "%s\n" % cell),
+                            ("progress.txt", "# %s\n" % cell), ("workloads.log", tag * 10),
+                            ("guest-info.txt", "plan short\nboot %s\ntag %s\n" % (boot, tag))):
+                with open(os.path.join(g, f), "w") as fh:
+                    fh.write(text)
+        with open(os.path.join(out, "run.txt"), "w") as f:
+            f.write("plan %s\nselection %s\nstart 2026-12-05T04:46:30Z\njobs 1\n" % (plan, selection))
+        if failed:
+            with open(os.path.join(out, "failed"), "w") as f:
+                f.write(failed)
+        return out
+
+    out = folder("all", guest)
+    merge.WORKLOADS_LOG_MAX = 25
+    assert merge.gather(out, "short")
+    read = lambda f: open(os.path.join(out, f)).read()
+    # short.plan's order: thrash-seed, loop, ..., protect-global
+    assert read("runs.tsv") == "cell=thrash-seed\trep=1\ncell=loop\trep=1\ncell=protect-global\trep=1\n", \
+        read("runs.tsv")
+    assert read("workloads.log") == "c" * 10 + "a" * 10 + "b" * 5, read("workloads.log")
+    assert "tag c" in read("guest-info.txt") and "tag b" in read("guest-info-global.txt")
+    assert os.path.isfile(os.path.join(out, "short.plan"))
+    assert not merge.gather(os.path.join(d, "merge", "none"), "short")
+    a, b = folder("A", ["loop"], "n=1,only=loop"), folder("B", ["thrash-seed"], "n=1,only=thrash-*")
+    new = os.path.join(d, "merge", "new")
+    os.makedirs(new)
+    got = merge.combine(new, [a, "B"], os.path.join(d, "merge"))
+    assert got[:3] == ("short", "n=1", "2026-12-05T04:46:30Z") and got[4] == [a, b] and \
+        sorted(os.listdir(os.path.join(new, "guests"))) == ["loop", "thrash-seed"], got
+    for name, shards, why in (("twice", [a, a], "cell loop is in two shards"),
+                              ("reps", [a, folder("C", ["protect-global"], "n=2")], "selection 'n=2'"),
+                              ("plan", [a, folder("D", ["protect-global"], "n=1", "full")], "ran plan 'full'"),
+                              ("lost", [folder("E", ["loop"], failed="sqlite\tdied\n")], "lost cells (sqlite)")):
+        new = os.path.join(d, "merge", "new-" + name)
+        os.makedirs(new)
+        try:
+            merge.combine(new, shards, os.path.join(d, "merge"))
+            raise AssertionError("a merge of %s passed" % name)
+        except merge.MergeError as e:
+            assert why in str(e), str(e)
+    return "the guests in the plan's order, the log capped; two shards; four refusals"
 
 
 def check_schedule(d):
@@ -589,7 +647,8 @@ def main():
              ("opt_trace_recipe", check_opt_recipe), ("opt_on_real_traces", check_opt_real),
              ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist),
              ("distribution_goals", check_goals), ("sample_goals", check_sample),
-             ("meta_json_from_its_sources", check_meta), ("pool_schedule", check_schedule)]
+             ("meta_json_from_its_sources", check_meta), ("merge_gather_and_combine", check_merge),
+             ("pool_schedule", check_schedule)]
     print("KTAP version 1\n1..%d" % len(tests))
     bad = 0
     with tempfile.TemporaryDirectory() as d:

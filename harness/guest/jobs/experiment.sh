@@ -1,13 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make run` guest job: the policy experiment, policies x workloads in one
-# boot.  Driven by harness/experiment.sh on the host, which boots a guest
-# per cell (the plan's guest-mem for a memcg-limited cell, its
-# global-guest-mem for a global-pressure one), each with the table of its
-# cells that harness/experiment/plan.py selected for it (below; the job
-# runs every cell the table has).  Output in /tmp/results (tarred by the
-# guest init):
+# `make run` guest job: one guest's runs, as the host hands them.
+# harness/experiment/run.py boots a guest per cell of the plan and hands
+# it the cell's runs as ready rows (/tmp/input/todo.tsv, written by
+# harness/experiment/plan.py's rows(), whose docstring gives the format):
+# one run a line, in the order to make them, each with the settings that
+# put the kernel into its policy (MGLRU on or off, DAMON's lru_sort off or
+# with its thresholds, the module unloaded or loaded with a policy and an
+# anon inactive ratio) and the exact command.  The job applies them, runs
+# the command in a fresh cgroup and measures; it knows no plan and no
+# policy names.  AWS_PLAN, AWS_BOOT, AWS_REPS and AWS_POLICY_FILTER (the
+# host's, for guest-info.txt) and AWS_RUN_LIMIT come in the handed env.
+# Output in /tmp/results (tarred by the guest init):
 #
 #   runs.tsv        one line per run, tab-separated key=value fields: cell,
 #                   policy, rep, rc, wall_s, res_* (the workload's RESULT
@@ -17,20 +22,7 @@
 #                   /proc/anon_workingset, reset before the run)
 #   results.txt     every RESULT line, prefixed with cell, policy and rep
 #   workloads.log   the workloads' stderr, prefixed the same way
-#   matrix.tsv      the cells: name, memory limit, policies, command
 #   guest-info.txt  uname, MemTotal, CPUs, swap, page-cluster, module info
-#
-# Policies: nomod (module unloaded: stock 6.1), mglru (module unloaded, MGLRU
-# enabled for the run), damon (module unloaded, the kernel's damon_lru_sort
-# running: DAMON's access monitoring activates hot and deactivates cold
-# pages from outside the LRU; its defaults, but for the free-memory
-# watermarks, which would keep it off while a memcg limit, not the node,
-# is under pressure), damonfast (the same with its thresholds scaled to
-# runs of seconds: damon_tune), and every policy the module offers (the
-# list in include/aws_policy_list.h); a suffix -rN sets the module's
-# anon inactive ratio to N (default auto).
-# Repetitions are interleaved (rep 1 of every policy, then rep 2, ...) so a
-# drift in the guest cannot masquerade as a policy difference.
 . "$AWS_TOOLS/guest/lib.sh"
 
 OUT=/tmp/results
@@ -43,90 +35,38 @@ VMKEYS="pswpin pswpout workingset_refault_anon workingset_activate_anon
 	workingset_refault_file"
 CGKEYS="pgscan pgsteal pgactivate pgdeactivate workingset_refault_anon
 	workingset_activate_anon workingset_restore_anon pgfault pgmajfault"
-# No module (stock 6.1), MGLRU, and every policy the module offers.
-MODPOLS=$(aws_policies) || { echo "# experiment: FATAL: cannot list the module's policies"; exit 1; }
-POLICIES="nomod mglru $MODPOLS"
-[ -d $DAMON ] && POLICIES="nomod mglru damon damonfast $MODPOLS"
 
-# ---- the plan ------------------------------------------------------------
-# The cells come from the table the host selected for this guest from the
-# plan (harness/experiment/plan.py select, whose docstring gives the format),
-# handed over on the results disk (/tmp/input/plan.tsv): tab-separated lines,
-# "plan", "boot" (main or global), "reps" and "policy-filter" (colon-separated
-# globs, optional) with their values, then "cell NAME LIMIT POLICIES COMMAND"
-# for each cell.  LIMIT is a memory.max value, or "global": no memcg limit
-# (the run still gets its own cgroup, for memory.stat); POLICIES "all" is
-# every policy above.
-PLANFILE=/tmp/input/plan.tsv
-[ -r $PLANFILE ] || { echo "# experiment: FATAL: no plan file $PLANFILE from the host"; exit 1; }
-PLAN='' BOOT='' REPS='' POLS=''
-CELLS=()
-declare -A C_LIMIT C_POLS C_CMD
-while IFS=$'\t' read -r key c limit pols cmd; do
-	case $key in
-	'' | '#'*) ;;
-	plan) PLAN=$c ;;
-	boot) BOOT=$c ;;
-	reps) REPS=$c ;;
-	policy-filter) POLS=$c ;;
-	cell)
-		CELLS+=("$c") C_LIMIT[$c]=$limit C_CMD[$c]=$cmd C_POLS[$c]=''
-		for p in $pols; do
-			[ "$p" = all ] && p=$POLICIES
-			C_POLS[$c]+="$p "
-		done
-		;;
-	*) echo "# experiment: FATAL: $PLANFILE: unknown key '$key'"; exit 1 ;;
-	esac
-done <$PLANFILE
-if [ -z "$PLAN" ] || [ -z "$BOOT" ] || [ -z "$REPS" ] || [ ${#CELLS[@]} = 0 ]; then
-	echo "# experiment: FATAL: $PLANFILE lacks plan, boot, reps or cells"
-	exit 1
-fi
+TODO=/tmp/input/todo.tsv
+[ -s $TODO ] || { echo "# experiment: FATAL: no runs from the host ($TODO)"; exit 1; }
+mapfile -t ROWS <$TODO
 
 # ---- helpers -------------------------------------------------------------
 # Under TCG every fork+exec costs tens of ms, so the per-run bookkeeping is
 # done in bash builtins: no date/awk/grep/cat per counter.
 now_us() { T_US=${EPOCHREALTIME/./}; }
 secs() { printf '%d.%03d' $(($1 / 1000000)) $(($1 % 1000000 / 1000)); }
-selected() { # selected NAME GLOBS(colon-separated)
-	local g
-	[ -z "$2" ] && return 0
-	for g in ${2//:/ }; do
-		# shellcheck disable=SC2053
-		[[ $1 == $g ]] && return 0
-	done
-	return 1
-}
 
 mglru_set() { [ -w $LRU_GEN ] && echo "$1" >$LRU_GEN; }
 
-# damon_tune damon|damonfast: lru_sort's thresholds, written before every
-# start (they persist across runs).  damon: 6.1's defaults, hot = accessed
-# in half the 5 ms samples of a 100 ms window (500 per mille), cold = idle
-# 120 s, 10 ms of work a second; no cell runs for 120 s under TCG, so its
-# cold half never acts.  damonfast: hot = accessed in one sample of a
-# window (50 per mille), cold = idle 1 s (a cell's phases last seconds),
-# 100 ms of work a second (TCG is slow).
-damon_tune() {
-	local hot=500 cold=120000000 quota=10
-	[ "$1" = damonfast ] && hot=50 cold=1000000 quota=100
-	echo $hot >$DAMON/hot_thres_access_freq && echo $cold >$DAMON/cold_min_age &&
-		echo $quota >$DAMON/quota_ms
-}
-
-# damon_set Y|N [damon|damonfast]: start or stop damon_lru_sort and wait
+# damon_set Y|N [HOT:COLD:QUOTA]: start or stop damon_lru_sort and wait
 # until it has (the parameter schedules the change on a workqueue).
-# Started, it runs with damon_tune's thresholds and the watermarks open:
-# always on, whatever the free memory.
+# Started, it runs with the row's thresholds (hot_thres_access_freq,
+# cold_min_age, quota_ms: written before every start, they persist across
+# runs) and the watermarks open: always on, whatever the free memory.
 damon_set() {
-	local i x
-	[ -d $DAMON ] || return 0
+	local i x hot cold quota
+	if [ ! -d $DAMON ]; then
+		[ "$1" = N ] && return 0
+		echo "# experiment: this kernel has no damon_lru_sort"
+		return 1
+	fi
 	read -r x <$DAMON/enabled
 	[ "$x" = "$1" ] && return 0
 	if [ "$1" = Y ]; then
+		IFS=: read -r hot cold quota <<<"$2"
 		echo 1000 >$DAMON/wmarks_high && echo 1000 >$DAMON/wmarks_mid &&
-			echo 0 >$DAMON/wmarks_low && damon_tune "${2:-damon}" || return 1
+			echo 0 >$DAMON/wmarks_low && echo "$hot" >$DAMON/hot_thres_access_freq &&
+			echo "$cold" >$DAMON/cold_min_age && echo "$quota" >$DAMON/quota_ms || return 1
 	fi
 	echo "$1" >$DAMON/enabled || return 1
 	for i in {1..50}; do
@@ -139,39 +79,31 @@ damon_set() {
 }
 mod_loaded() { [ -d /sys/module/anon_workingset ]; }
 
-# setup_policy P: put the kernel into policy P; fails loudly.
-setup_policy() {
-	local p=$1 base=$1 ratio=auto cur
-	if [[ $p == *-r* ]]; then
-		base=${p%-r*} ratio=${p##*-r}
-	fi
-	# a fresh DAMON context per run: its statistics count this run only
+# setup LRU_GEN DAMON MODULE RATIO: put the kernel into a row's policy
+# (MGLRU set with the module unloaded); fails loudly.  A fresh DAMON
+# context per run: its statistics count this run only.
+setup() {
+	local lru=$1 damon=$2 mod=$3 ratio=$4
 	damon_set N || return 1
-	case $base in
-	nomod | mglru | damon | damonfast)
+	if [ "$mod" = - ]; then
 		if mod_loaded && ! rmmod anon_workingset; then
 			echo "# experiment: rmmod failed"
 			return 1
 		fi
-		if [ "$base" = mglru ]; then mglru_set y; else mglru_set n; fi
-		if [[ $base == damon* ]]; then damon_set Y "$base" || return 1; fi
-		;;
-	*)
-		if ! grep -qw -- "$base" <<<"$MODPOLS"; then
-			echo "# experiment: unknown policy '$p' (the module has: $MODPOLS)"
-			return 1
-		fi
-		mglru_set n
+		mglru_set "$lru"
+	else
+		mglru_set "$lru"
 		if ! mod_loaded && ! insmod "$AWS_MOD"; then
 			echo "# experiment: insmod failed"
 			return 1
 		fi
 		echo "$ratio" >"$AWS_PARAMS/ratio" || return 1
-		echo "$base" >"$AWS_PARAMS/policy" || return 1
-		cur=$(get_policy)
-		[ "$cur" = "$base" ] || return 1
-		;;
-	esac
+		if ! echo "$mod" >"$AWS_PARAMS/policy" || [ "$(get_policy)" != "$mod" ]; then
+			echo "# experiment: the module did not take policy '$mod' (it has: $(tr -d '[]' <"$AWS_PARAMS/policy"))"
+			return 1
+		fi
+	fi
+	[ "$damon" = off ] || damon_set Y "$damon"
 }
 
 # kv_fields PREFIX FILE [KEYS]: "key value" lines as "\tPREFIXkey=value"
@@ -210,17 +142,22 @@ failed() {
 # is killed (cgroup.kill), and the run counts as failed (rc 124 or 137).
 RUN_LIMIT=$((${AWS_RUN_LIMIT:-900} * ${AWS_SLOW:-1}))
 
-# run_one CELL POLICY REP: one run, one line in runs.tsv
-RUN_I=0 RUN_N=0 FAILS=0
+# run_one ROW: one run (a row of the host's), one line in runs.tsv
+RUN_I=0 RUN_N=${#ROWS[@]} FAILS=0
 declare -A VM0 VM1 RES
 run_one() {
-	local cell=$1 pol=$2 rep=$3 limit=${C_LIMIT[$1]} tag rc t0 k v w x res=""
+	local cell pol rep limit lru damon mod ratio command tag rc t0 k v w x res=""
 	local -a cmd
-	read -r -a cmd <<<"${C_CMD[$cell]}"
+	IFS=$'\t' read -r cell pol rep limit lru damon mod ratio command <<<"$1"
+	read -r -a cmd <<<"$command"
 	RUN_I=$((RUN_I + 1))
 	tag="$cell $pol $rep"
-	ROW="cell=$cell	policy=$pol	rep=$rep	limit=$limit	boot=$BOOT"
-	if ! setup_policy "$pol"; then
+	if [ "$cell" != "$CELL" ]; then
+		CELL=$cell
+		echo "# experiment: cell $cell (limit $limit): ${command% --seed *}"
+	fi
+	ROW="cell=$cell	policy=$pol	rep=$rep	limit=$limit	boot=$AWS_BOOT"
+	if ! setup "$lru" "$damon" "$mod" "$ratio"; then
 		printf '%s\trc=-1\terror=policy_setup\n' "$ROW" >>$OUT/runs.tsv
 		failed "$tag" "to set up the policy"
 		return
@@ -246,7 +183,7 @@ run_one() {
 	vm_read VM0
 	now_us
 	t0=$T_US
-	(echo $BASHPID >$CG/cgroup.procs && exec timeout -k 10 "$RUN_LIMIT" "${cmd[@]}" --seed "$rep") \
+	(echo $BASHPID >$CG/cgroup.procs && exec timeout -k 10 "$RUN_LIMIT" "${cmd[@]}") \
 		>/tmp/wl.out 2>/tmp/wl.err
 	rc=$?
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
@@ -273,7 +210,7 @@ run_one() {
 		done </tmp/kv
 	fi
 	mod_loaded && kv_fields aws_ /proc/anon_workingset
-	if [[ $pol == damon* ]]; then
+	if [ "$damon" != off ]; then
 		for k in nr_lru_sort_tried_hot_regions nr_lru_sorted_hot_regions \
 			bytes_lru_sorted_hot_regions nr_lru_sort_tried_cold_regions \
 			nr_lru_sorted_cold_regions bytes_lru_sorted_cold_regions \
@@ -326,32 +263,12 @@ echo +memory >/sys/fs/cgroup/cgroup.subtree_control ||
 : >$OUT/runs.tsv
 : >$OUT/results.txt
 : >$OUT/workloads.log
-: >$OUT/matrix.tsv
-SEL=()
-for c in "${CELLS[@]}"; do
-	pols=${C_POLS[$c]}
-	[ -n "$POLS" ] && pols=$(for p in $pols; do selected "$p" "$POLS" && echo "$p"; done | tr '\n' ' ')
-	[ -n "${pols// /}" ] || continue
-	# every policy must be one this kernel has, before the first run
-	for p in $pols; do
-		[[ " $POLICIES " == *" ${p%-r[0-9]*} "* ]] && continue
-		echo "# experiment: FATAL: cell $c: policy '$p' is not one of this guest's: $POLICIES"
-		exit 1
-	done
-	C_POLS[$c]=$pols
-	SEL+=("$c")
-	# shellcheck disable=SC2086 # the policies are words
-	set -- $pols
-	RUN_N=$((RUN_N + $# * REPS))
-	printf '%s\t%s\t%s\t%s\n' "$c" "${C_LIMIT[$c]}" "$pols" "${C_CMD[$c]}" >>$OUT/matrix.tsv
-done
-
 {
-	echo "plan $PLAN"
-	echo "boot $BOOT"
+	echo "plan $AWS_PLAN"
+	echo "boot $AWS_BOOT"
 	echo "cmdline $(cat /proc/cmdline)"
-	echo "reps $REPS"
-	echo "policy_filter ${POLS:-none}"
+	echo "reps $AWS_REPS"
+	echo "policy_filter $AWS_POLICY_FILTER"
 	echo "uname_r $(uname -r)"
 	echo "uname_v $(uname -v)"
 	echo "cpus $(nproc)"
@@ -369,17 +286,13 @@ mglru_set n
 
 SWAPDEV=$(awk 'NR == 2 { print $1 }' /proc/swaps)
 echo "swap_device $SWAPDEV $(meminfo_kb SwapTotal) kB" >>$OUT/guest-info.txt
-echo "# experiment: plan $PLAN ($BOOT boot), ${#SEL[@]} cells, $REPS reps, $RUN_N runs; $(uname -r), $(($(meminfo_kb MemTotal) / 1024)) MB, $(nproc) CPUs"
+echo "# experiment: plan $AWS_PLAN ($AWS_BOOT boot), $RUN_N runs; $(uname -r), $(($(meminfo_kb MemTotal) / 1024)) MB, $(nproc) CPUs"
 
 now_us
 T0=$T_US
-for c in "${SEL[@]}"; do
-	echo "# experiment: cell $c (limit ${C_LIMIT[$c]}): ${C_CMD[$c]}"
-	for rep in $(seq 1 "$REPS"); do
-		for p in ${C_POLS[$c]}; do
-			run_one "$c" "$p" "$rep"
-		done
-	done
+CELL=''
+for r in "${ROWS[@]}"; do
+	run_one "$r"
 done
 finish
 [ $FAILS = 0 ]
