@@ -58,7 +58,37 @@
  *    ones a policy made quiet (aws_refault.quiet, as aws_refault() in
  *    the module leaves them out of that counter).
  *
- * Not modelled: kswapd watermarks and batching beyond the above,
+ *  - Optionally (--batch, lru2_params.batch), reclaim in the guest's
+ *    batches instead of one page per fault: the memcg charge that finds
+ *    every frame used runs try_to_free_mem_cgroup_pages() for
+ *    SWAP_CLUSTER_MAX (32) pages, its priorities 12 down to 0 as
+ *    do_try_to_free_pages() does, stopping at the first that brings the
+ *    total to 32. At each priority (shrink_node()): prepare_scan_count()
+ *    sets may_deactivate if refault activations (the ones counted in
+ *    WORKINGSET_ACTIVATE_ANON, as above) happened since the last reclaim
+ *    call ended (snapshot_refaults()) or inactive_is_low(); get_scan_count()
+ *    targets (size >> priority) x the anon fraction of SCAN_FRACT, with
+ *    swappiness 60, the anon cost (pages written by each inactive scan and
+ *    restore refaults, halved when it exceeds a quarter of the lists,
+ *    lru_note_cost()) and no file cost, or the whole lists at priority 0
+ *    (SCAN_EQUAL); shrink_lruvec() takes both lists in chunks of at most
+ *    32, the inactive one first, the active one only with may_deactivate
+ *    and only while the inactive target lasts, until the call has
+ *    reclaimed 32 (with no file pages it stops there), then deactivates
+ *    32 more if inactive_is_low(). An inactive chunk is isolated from the
+ *    tail first and then checked page by page as above (so a chunk never
+ *    sees its own rotated pages), the evicted pages freed at once, the
+ *    activated and rotated ones put back in order after the chunk
+ *    (move_folios_to_lru(): the activated ones age the clock then); an
+ *    active chunk likewise (shrink_active_list()). So a reclaim frees at
+ *    least 32 pages unless it runs out of priorities, and resident drops
+ *    up to a chunk or more below the frames. The --refault-deactivate
+ *    option is part of this and ignored with it.
+ *
+ * Not modelled: kswapd watermarks, the per-CPU charge stock, swap
+ * readahead (page-cluster), the write-back of swapped-out pages (a page
+ * written by one reclaim is freed at once here, by the next one in the
+ * guest's, and is still in the swap cache in between),
  * readahead, file LRU dynamics (--file-mb is a static page cache that
  * only enters the sizes a refault decision sees, so file_workingset() is
  * never asked), large folios.
@@ -123,6 +153,10 @@ struct lru2 {
 	unsigned int cycle_evictions;
 	uint64_t activate_snap;		/* snapshot_refaults() */
 	unsigned long kick_credit;
+	/* --batch state */
+	bool batch;
+	uint64_t batch_snap;		/* snapshot_refaults() */
+	unsigned long anon_cost;	/* lruvec->anon_cost */
 };
 
 /* ---- intrusive circular doubly linked lists over page ids ---- */
@@ -318,17 +352,15 @@ static void refault_kick(struct lru2 *m)
 	}
 }
 
-static void evict(struct lru2 *m, uint32_t p)
+/* Swap out @p, already off the lists (its shadow written over its links). */
+static void evict_isolated(struct lru2 *m, uint32_t p)
 {
 	uint8_t f = m->pg[p].flags;
 	enum aws_clock clock;
 	bool shadow;
 
-	list_del_page(m, p);
-	m->nr[L_INACTIVE]--;
 	m->resident--;
 	m->pg[p].flags = F_SEEN;
-	tail_taken(m, L_INACTIVE);
 	m->st->evictions++;
 
 	/*
@@ -368,6 +400,14 @@ static void evict(struct lru2 *m, uint32_t p)
 		m->kick_on = loud != m->activate_snap;
 		m->activate_snap = loud;
 	}
+}
+
+static void evict(struct lru2 *m, uint32_t p)
+{
+	list_del_page(m, p);
+	m->nr[L_INACTIVE]--;
+	evict_isolated(m, p);
+	tail_taken(m, L_INACTIVE);
 }
 
 static void activate(struct lru2 *m, uint32_t p, uint8_t f)
@@ -417,6 +457,232 @@ static void reclaim_one(struct lru2 *m)
 	}
 }
 
+/* ---- --batch: memcg reclaim in the kernel's batches ---- */
+
+#define DEF_PRIORITY		12
+#define SWAPPINESS		60	/* the guest's vm.swappiness */
+#define MAX_RECLAIM_RETRIES	16
+
+/* lru_note_cost() for anon pages: record, and decay with the list sizes. */
+static void note_anon_cost(struct lru2 *m, unsigned long nr)
+{
+	m->anon_cost += nr;
+	if (m->anon_cost > (m->nr[L_INACTIVE] + m->nr[L_ACTIVE]) / 4)
+		m->anon_cost /= 2;
+}
+
+/* After a batch: the prefetch cursors restart from the tails. */
+static void batch_done(struct lru2 *m)
+{
+	int l;
+
+	for (l = 0; l < NR_L; l++) {
+		m->pf[l] = m->head[l];
+		m->pf_dist[l] = 0;
+	}
+}
+
+/* isolate_lru_folios(): up to @nr pages off the tail of list @l, in order. */
+static unsigned int isolate(struct lru2 *m, int l, unsigned long nr,
+			    uint32_t *iso)
+{
+	unsigned int n = 0;
+
+	while (n < nr && m->nr[l]) {
+		uint32_t p = list_tail(m, l);
+
+		list_del_page(m, p);
+		m->nr[l]--;
+		iso[n++] = p;
+	}
+	return n;
+}
+
+/*
+ * shrink_active_list() of @nr pages: each young one that keep_active()
+ * keeps goes back to the active head (its young bit cleared, age()
+ * asked, as move_folios_to_lru() does), the others are deactivated; the
+ * kept ones are put back first, then the deactivated ones, each in order.
+ */
+static void shrink_active(struct lru2 *m, unsigned long nr)
+{
+	uint32_t iso[SWAP_CLUSTER_MAX];
+	bool kept[SWAP_CLUSTER_MAX];
+	unsigned int i, n;
+
+	n = isolate(m, L_ACTIVE, nr < SWAP_CLUSTER_MAX ? nr : SWAP_CLUSTER_MAX,
+		    iso);
+	for (i = 0; i < n; i++) {
+		uint8_t f = m->pg[iso[i]].flags;
+
+		kept[i] = (f & F_YOUNG) &&
+			  ask(m, m->pol->keep_active, f & ~F_YOUNG);
+		m->pg[iso[i]].flags = kept[i] ? f & ~F_YOUNG :
+				      (f & ~(F_ACTIVE | F_YOUNG)) | F_WS;
+	}
+	for (i = 0; i < n; i++) {
+		if (!kept[i])
+			continue;
+		list_add_head(m, iso[i], L_ACTIVE);
+		m->nr[L_ACTIVE]++;
+		m->st->active_kept++;
+		age_active(m, m->pg[iso[i]].flags & ~F_ACTIVE);
+	}
+	for (i = 0; i < n; i++) {
+		if (kept[i])
+			continue;
+		list_add_head(m, iso[i], L_INACTIVE);
+		m->nr[L_INACTIVE]++;
+		m->st->deactivations++;
+	}
+	batch_done(m);
+}
+
+/*
+ * shrink_inactive_list() of @nr pages (at most 32): isolate them from the
+ * tail, check each as reclaim_one() does (shrink_folio_list()), evict
+ * the unreferenced ones at once, then put the activated and the rotated
+ * ones back in order (move_folios_to_lru()). Returns the pages freed.
+ */
+static unsigned long shrink_inactive(struct lru2 *m, unsigned long nr)
+{
+	uint32_t iso[SWAP_CLUSTER_MAX];
+	unsigned long freed = 0;
+	unsigned int i, n;
+
+	n = isolate(m, L_INACTIVE, nr < SWAP_CLUSTER_MAX ? nr : SWAP_CLUSTER_MAX,
+		    iso);
+	for (i = 0; i < n; i++) {
+		uint32_t p = iso[i];
+		uint8_t f = m->pg[p].flags;
+		bool young = f & F_YOUNG, referenced = f & F_REF;
+
+		f &= ~(F_YOUNG | F_REF);
+		if (young && ask(m, m->pol->first_reference, f)) {
+			m->pg[p].flags = f | F_ACTIVE;		/* pre-5.9 */
+		} else if (young && referenced) {
+			m->pg[p].flags = f | F_REF | F_ACTIVE;	/* second look */
+		} else if (young) {
+			m->pg[p].flags = f | F_REF;		/* first look */
+		} else {
+			m->pg[p].flags = f;
+			evict_isolated(m, p);
+			iso[i] = SIM_NO_PAGE;
+			freed++;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t p = iso[i];
+		uint8_t f;
+
+		if (p == SIM_NO_PAGE)
+			continue;
+		f = m->pg[p].flags;
+		if (f & F_ACTIVE) {
+			list_add_head(m, p, L_ACTIVE);
+			m->nr[L_ACTIVE]++;
+			m->st->reclaim_activations++;
+			age_active(m, f & ~F_ACTIVE);
+		} else {
+			list_add_head(m, p, L_INACTIVE);
+			m->nr[L_INACTIVE]++;
+			m->st->rotations++;
+		}
+	}
+	batch_done(m);
+	note_anon_cost(m, freed);
+	return freed;
+}
+
+/*
+ * get_scan_count() for one anon list of @size pages at @prio: SCAN_FRACT
+ * with no file cost, SCAN_EQUAL at priority 0.
+ */
+static unsigned long scan_target(const struct lru2 *m, unsigned long size,
+				 int prio)
+{
+	unsigned long total, acost, fcost, ap, fp;
+
+	if (!prio)
+		return size;
+	total = m->anon_cost;			/* + file_cost, 0 */
+	acost = total + m->anon_cost;
+	fcost = total;
+	total = acost + fcost;
+	ap = SWAPPINESS * (total + 1) / (acost + 1);
+	fp = (200 - SWAPPINESS) * (total + 1) / (fcost + 1);
+	return (unsigned long)((unsigned long long)(size >> prio) * ap /
+			       (ap + fp));
+}
+
+/* WORKINGSET_ACTIVATE_ANON */
+static inline uint64_t loud_activations(const struct lru2 *m)
+{
+	return m->st->refault_activations - m->st->quiet_activations;
+}
+
+/*
+ * try_to_free_mem_cgroup_pages() for one page: SWAP_CLUSTER_MAX to
+ * reclaim, priority by priority (do_try_to_free_pages(), shrink_node(),
+ * shrink_lruvec()). Returns the pages freed.
+ */
+static unsigned long reclaim_batch(struct lru2 *m)
+{
+	unsigned long reclaimed = 0;
+	int prio;
+
+	m->st->reclaims++;
+	for (prio = DEF_PRIORITY; prio >= 0; prio--) {
+		/* prepare_scan_count() */
+		bool deact = loud_activations(m) != m->batch_snap ||
+			     inactive_is_low(m);
+		unsigned long nr_in = scan_target(m, m->nr[L_INACTIVE], prio);
+		unsigned long nr_act = deact ?
+			scan_target(m, m->nr[L_ACTIVE], prio) : 0;
+		unsigned long got = 0, c;
+
+		/* shrink_lruvec() */
+		while (nr_in) {
+			c = nr_in < SWAP_CLUSTER_MAX ? nr_in : SWAP_CLUSTER_MAX;
+			nr_in -= c;
+			got += shrink_inactive(m, c);
+			if (nr_act) {
+				c = nr_act < SWAP_CLUSTER_MAX ? nr_act :
+				    SWAP_CLUSTER_MAX;
+				nr_act -= c;
+				shrink_active(m, c);
+			}
+			if (got >= SWAP_CLUSTER_MAX)
+				break;	/* memcg, no file pages: done */
+		}
+		reclaimed += got;
+		if (m->nr[L_ACTIVE] && inactive_is_low(m))
+			shrink_active(m, SWAP_CLUSTER_MAX);
+		if (reclaimed >= SWAP_CLUSTER_MAX)
+			break;
+	}
+	m->batch_snap = loud_activations(m);	/* snapshot_refaults() */
+	return reclaimed;
+}
+
+/* try_charge_memcg()'s reclaim: retried, then what OOM would settle. */
+static void reclaim(struct lru2 *m)
+{
+	unsigned int tries = 0;
+
+	if (!m->batch) {
+		reclaim_one(m);
+		return;
+	}
+	while (m->resident >= m->frames) {
+		if (tries++ == MAX_RECLAIM_RETRIES) {
+			reclaim_one(m);
+			break;
+		}
+		reclaim_batch(m);
+	}
+}
+
 /*
  * Swap-in with a shadow, judged by @judge on @clock: aws_refault() for a
  * policy's shadow, workingset_refault() for stock's. An activation ages
@@ -451,6 +717,8 @@ static void refault(struct lru2 *m, uint32_t p, unsigned long shadow,
 		m->st->quiet_activations++;
 	if (s.workingset) {
 		/* the page was active before: a restore (PSI memstall) */
+		if (m->batch)
+			note_anon_cost(m, 1);	/* lru_note_cost_folio() */
 		*nf |= F_WS;
 		m->st->restores++;
 		m->st->psi_swapins++;
@@ -476,7 +744,7 @@ static void fault(struct lru2 *m, uint32_t p)
 
 	m->st->faults++;
 	if (m->resident >= m->frames)
-		reclaim_one(m);
+		reclaim(m);
 
 	if (!swapin) {
 		active = ask(m, pol->new_anon, 0);
@@ -571,7 +839,8 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 	m.file.inactive_file = prm->file_pages - prm->file_pages / 2;
 	m.file.swap_available = true;
 	m.st = st;
-	m.refault_kick = prm->refault_deactivate;
+	m.batch = prm->batch;
+	m.refault_kick = prm->refault_deactivate && !prm->batch;
 
 	t0 = sim_now();
 	for (i = 0; i < tr->len; i++) {
@@ -600,6 +869,7 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 	}
 	st->seconds = sim_now() - t0;
 	st->accesses = tr->len;
+	st->resident = m.resident;
 	if (tr->mark >= tr->len)
 		st->faults_at_mark = st->faults;
 

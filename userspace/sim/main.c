@@ -69,6 +69,11 @@ static void usage(FILE *f)
 "  --fault-young      the faulting access leaves the PTE young\n"
 "  --refault-deactivate  age the active list after refault activations\n"
 "                     (prepare_scan_count(); off: ratio only)\n"
+"  --batch            the two-list model reclaims as the guest's memcg\n"
+"                     reclaim does: 32 pages per charge that finds the\n"
+"                     frames used, by priority, isolating and deactivating\n"
+"                     in chunks of 32, refault-driven deactivation included\n"
+"                     (default: one page per fault)\n"
 "  --bucket-order N   force the shadow bucket_order (default: derived)\n"
 "  --clock-start N    initial clock value (test wrap-around)\n"
 "  --file-mb MB       static page cache: taken from frames, seen by the\n"
@@ -322,6 +327,7 @@ int main(int argc, char **argv)
 		{ "policies", required_argument, NULL, 'P' },
 		{ "fault-young", no_argument, NULL, 'y' },
 		{ "refault-deactivate", no_argument, NULL, 'D' },
+		{ "batch", no_argument, NULL, 1016 },
 		{ "bucket-order", required_argument, NULL, 'b' },
 		{ "clock-start", required_argument, NULL, 'c' },
 		{ "file-mb", required_argument, NULL, 'm' },
@@ -445,6 +451,9 @@ int main(int argc, char **argv)
 		case 'D':
 			lp.refault_deactivate = true;
 			break;
+		case 1016:
+			lp.batch = true;
+			break;
 		case 'b':
 			lp.bucket_order = atoi(optarg);
 			break;
@@ -548,6 +557,7 @@ int main(int argc, char **argv)
 		if (runs[i].kind == K_LRU2) {
 			printf("  shadow bucket_order %u%s\n",
 			       runs[i].st.bucket_order,
+			       lp.batch ? ", batched reclaim (--batch)" :
 			       lp.refault_deactivate ?
 			       ", refault-driven deactivation on" : "");
 			break;

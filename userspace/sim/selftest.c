@@ -782,6 +782,143 @@ static void t_keep_active(struct st_ctx *c)
 	trace_free(&t);
 }
 
+/*
+ * --batch: one memcg reclaim on a trace of @n pages each touched once
+ * (never young), under @pol with ratio 1; @batch off is one page per fault.
+ */
+static int batch_run(struct st_ctx *c, const char *pol, unsigned long frames,
+		     unsigned int n, bool batch, struct sim_stats *st)
+{
+	struct lru2_params lp = {
+		.policy = policy(c, pol), .frames = frames, .ratio = 1,
+		.bucket_order = -1, .batch = batch,
+	};
+	struct trace t;
+	unsigned int i;
+	int ret;
+
+	if (!lp.policy)
+		return -1;
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < n; i++)
+		trace_push(&t, i);
+	ret = lru2_run(&t, &lp, st);
+	trace_free(&t);
+	if (ret)
+		fail(c, "%s run failed", pol);
+	return ret;
+}
+
+/*
+ * The kernel's batches, traced by hand from try_to_free_mem_cgroup_pages()
+ * (32 to reclaim), do_try_to_free_pages()'s priorities, get_scan_count()'s
+ * SCAN_FRACT (swappiness 60; anon cost 0 gives 60/200 of size >> prio,
+ * then the written pages raise the cost) and shrink_lruvec()'s chunks of
+ * 32.
+ *
+ * stock, 64 frames, 65 pages (all inactive, unreferenced): nothing is
+ * scanned until priority 4 ((64 >> 4) x 60/200 = 1 page), then 1, 3 and
+ * 5 pages at priorities 3, 2 and 1 as the cost grows (10 in all), and
+ * priority 0 scans the whole list in chunks of 32 until the call has
+ * reclaimed 32: 42 evicted by the one reclaim, 23 resident at the end;
+ * the one-page model evicts 1.
+ *
+ * baseline (new pages start active), 128 frames, 129 pages: the inactive
+ * list is empty, so priorities 12 and 11 each deactivate one chunk of 32
+ * (inactive_is_low() after shrink_lruvec(); 32:96 is still low, 64:64 is
+ * not: the one-page model moves 64 at once); priority 4 evicts 1, which
+ * makes the list low again: a third chunk (95:32); then 2, 4, 8 and the
+ * 32 of priority 0: 47 evicted, 96 deactivated.  With 40 frames, the
+ * first chunk takes 32 of the 40 (32:8 is not low), then 1 + 1 + 3
+ * pages and priority 0's remaining 27 make 32, and the inactive list,
+ * empty again, takes the last 8: 40 deactivated in two chunks.
+ */
+static void t_lru2_batch(struct st_ctx *c)
+{
+	static const struct {
+		const char *policy;
+		unsigned long frames;
+		bool batch;
+		uint64_t evictions, deactivations, resident;
+	} cases[] = {
+		{ "stock", 64, true, 42, 0, 23 },
+		{ "stock", 64, false, 1, 0, 64 },
+		{ "baseline", 128, true, 47, 96, 82 },
+		{ "baseline", 128, false, 1, 64, 128 },
+		{ "baseline", 40, true, 32, 40, 9 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sim_stats st;
+		uint64_t resident;
+
+		if (batch_run(c, cases[i].policy, cases[i].frames,
+			      cases[i].frames + 1, cases[i].batch, &st))
+			return;
+		resident = cases[i].frames + 1 - st.evictions;
+		if (st.evictions != cases[i].evictions ||
+		    st.deactivations != cases[i].deactivations ||
+		    resident != cases[i].resident)
+			fail(c, "%s %lu frames%s: evicted/deactivated/resident %llu/%llu/%llu, want %llu/%llu/%llu",
+			     cases[i].policy, cases[i].frames,
+			     cases[i].batch ? " batch" : "",
+			     (unsigned long long)st.evictions,
+			     (unsigned long long)st.deactivations,
+			     (unsigned long long)resident,
+			     (unsigned long long)cases[i].evictions,
+			     (unsigned long long)cases[i].deactivations,
+			     (unsigned long long)cases[i].resident);
+	}
+}
+
+/*
+ * --batch on the patterns, every policy: a run repeats exactly, resident
+ * stays within the frames, a reclaim runs only when they are full, and
+ * each reclaim call frees a batch (at least 32 pages) unless the
+ * priorities run out before (never here).
+ */
+static void t_lru2_batch_patterns(struct st_ctx *c)
+{
+	static const char *const pats[] = { "thrash", "protect", "loop" };
+	unsigned long frames = mb_to_pages(280, 1.0 / 16);
+	unsigned int i, p;
+
+	for (i = 0; i < ARRAY_SIZE(pats); i++) {
+		struct trace t;
+
+		if (scaled(c, &t, pats[i], 1.0 / 16))
+			return;
+		for (p = 0; p < aws_nr_policies; p++) {
+			struct lru2_params lp = {
+				.policy = aws_policies[p], .frames = frames,
+				.ratio = AWS_RATIO_AUTO, .bucket_order = -1,
+				.batch = true,
+			};
+			struct sim_stats a, b;
+
+			if (lru2_run(&t, &lp, &a) || lru2_run(&t, &lp, &b)) {
+				fail(c, "%s run failed", pats[i]);
+				break;
+			}
+			if (!same_stats(&a, &b))
+				fail(c, "%s %s: two runs differ", pats[i],
+				     aws_policies[p]->name);
+			if (a.resident > frames ||
+			    (a.faults > frames) != (a.reclaims > 0) ||
+			    a.faults - a.evictions != a.resident ||
+			    a.evictions < SIM_RECLAIM_BATCH * a.reclaims)
+				fail(c, "%s %s: %llu faults, %llu evictions in %llu reclaims, %llu resident, %lu frames",
+				     pats[i], aws_policies[p]->name,
+				     (unsigned long long)a.faults,
+				     (unsigned long long)a.evictions,
+				     (unsigned long long)a.reclaims,
+				     (unsigned long long)a.resident, frames);
+		}
+		trace_free(&t);
+	}
+}
+
 /* Results do not depend on where the clock starts (wrap-safe distance). */
 static void t_clock_wrap(struct st_ctx *c)
 {
@@ -1307,6 +1444,8 @@ static const struct {
 	{ "decisions_reach_model", t_decisions_reach_model },
 	{ "clock_wrap_invariance", t_clock_wrap },
 	{ "keep_active_reaches_model", t_keep_active },
+	{ "lru2_batch", t_lru2_batch },
+	{ "lru2_batch_patterns", t_lru2_batch_patterns },
 	{ "dist_deterministic", t_dist_deterministic },
 	{ "dist_slide_window", t_dist_slide },
 	{ "mglru_loop", t_mglru_loop },

@@ -21,6 +21,7 @@
 #define SIM_PAGE_SIZE		4096UL
 #define SIM_PAGES_PER_MB	(1024UL * 1024 / SIM_PAGE_SIZE)
 #define SIM_NO_PAGE		UINT32_MAX
+#define SIM_RECLAIM_BATCH	32	/* SWAP_CLUSTER_MAX */
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -107,6 +108,11 @@ struct lru2_params {
 	unsigned long clock_start;
 	unsigned long file_pages; /* static page cache seen by the ws rule */
 	bool refault_deactivate; /* age active after refault activations */
+	/*
+	 * Reclaim in the guest's batches (memcg reclaim of 32 pages, by
+	 * priority, in chunks of 32: lru2.c); else one page per fault.
+	 */
+	bool batch;
 };
 
 struct sim_stats {
@@ -133,6 +139,7 @@ struct sim_stats {
 	uint64_t lookaround_promotions; /* ... look-around moved */
 	uint64_t gens_min, gens_max; /* generations seen, lowest/highest */
 	uint64_t resident;	/* pages resident at the end */
+	uint64_t reclaims;	/* lru2 --batch: reclaim calls */
 	uint64_t model_errors;	/* failed consistency checks (--check) */
 };
 
