@@ -48,19 +48,22 @@ shm_write() {
 	echo max >"$CG/$1/memory.max"
 }
 # shm_readback NAME: read the file back; prints "refaults swapins
-# reclaimed" of it: refaults and reclaimed pages (pgsteal) of its cgroup,
-# and swap-ins.  The counts start after a flush (memcg_stats_flushed):
-# memory.stat can show an update seconds late, and one made before the
-# readback must not count in it.
+# reclaimed reclaimed_all": refaults and reclaimed pages (pgsteal) of its
+# cgroup, swap-ins, and the pages reclaimed system-wide.  The counts start
+# after a flush (memcg_stats_flushed): memory.stat can show an update
+# seconds late, and one made before the readback must not count in it.
 shm_readback() {
-	local r0 in0 st0
+	local r0 in0 st0 g0
 	memcg_stats_flushed
 	r0=$(cg_stat "$1" workingset_refault_anon) in0=$(vmstat pswpin) st0=$(cg_stat "$1" pgsteal)
+	g0=$(pgsteal_all)
 	cat "$SHM/$1" >/dev/null
 	memcg_stats_flushed
 	echo "$(($(cg_stat "$1" workingset_refault_anon) - r0)) $(($(vmstat pswpin) - in0))" \
-		"$(($(cg_stat "$1" pgsteal) - st0))"
+		"$(($(cg_stat "$1" pgsteal) - st0)) $(($(pgsteal_all) - g0))"
 }
+# pgsteal_all: pages reclaimed since boot, by kswapd and direct reclaim.
+pgsteal_all() { echo $(($(vmstat pgsteal_kswapd) + $(vmstat pgsteal_direct))); }
 shm_drop() { rm -f "$SHM/$1"; rmdir "$CG/$1"; }
 # shadowed NAME: pages of the file that can hold a shadow: those with a
 # swap slot (the cgroup's swap usage) but no page in the swap cache.  A
@@ -81,22 +84,26 @@ thp_events() {
 mod_unload
 # Control: no module, stock stamps and reads its own shadows.
 shm_write ctl
-read -r ref in st < <(shm_readback ctl)
+read -r ref in st gst < <(shm_readback ctl)
 diag "control (stock throughout): refaults $ref, swap-ins $in, reclaimed during the readback $st"
 # Every "no refault" case below rests on this: the same read-back counts a
 # refault per page swapped in (measured 5,239-5,253 of 8,192 pages).
 [ "$ref" -gt $((PAGES / 4)) ] ||
 	bail control_stock_reads_its_shadows "the read-back counted $ref refaults (want > $((PAGES / 4)))"
 shm_drop ctl
-# no_old_clock NAME REF IN [UNREAD]: the read-back swapped in a quarter of
-# the file or more (measured 5,220-5,297 pages) and nothing of it was
-# counted as a refault (REF) or dropped as an old epoch, stale or during
-# a switch (UNREAD, the module's counters, where it is loaded).
+# no_old_clock NAME REF IN UNREAD RECLAIMED: the read-back swapped in a
+# quarter of the file or more (measured 5,220-5,297 pages) and nothing
+# of it was dropped as an old epoch, stale or during a switch (UNREAD,
+# the module's counters) or counted as a refault (REF) but the pages
+# reclaimed during the read-back itself (RECLAIMED), which are evicted
+# and refaulted under the new clock: 0 on a quiet guest, 145 once in the
+# debug 6.12 guest, against thousands for a missed sweep.
 no_old_clock() {
-	if [ "$3" -gt $((PAGES / 4)) ] && [ "$2" = 0 ] && [ "${4:-0}" = 0 ]; then
-		ok "$1 # $3 pages swapped in, 0 refaults"
+	if [ "$3" -gt $((PAGES / 4)) ] && [ "$2" -le "$5" ] && [ "$4" = 0 ]; then
+		ok "$1 # $3 pages swapped in, $2 refaults ($5 reclaimed during the read-back)"
 	else
-		fail "$1" "swap-ins $3 (want > $((PAGES / 4))), refaults $2, dropped unread ${4:-0} (want 0, 0)"
+		fail "$1" "swap-ins $3 (want > $((PAGES / 4))), refaults $2 (want <= $5 reclaimed" \
+			"during the read-back), dropped unread $4 (want 0)"
 	fi
 }
 unread() { echo $(($(aws_stat refaults_old_epoch) + $(aws_stat refaults_stale) + $(aws_stat refaults_dropped))); }
@@ -126,9 +133,9 @@ if [ "$gone" -lt $((sw / 2)) ] && [ "${dropped:-0}" -ge $(((sw - gone) * SWEPT_P
 else
 	fail load_sweep_drops_stock_shadows "dropped '${dropped}' of $sw (want >= $SWEPT_PCT % of $((sw - gone))), up to $gone taken by the shrinker (want < half)"
 fi
-read -r ref in st < <(shm_readback load)
+read -r ref in st gst < <(shm_readback load)
 diag "load readback: refaults $ref, swap-ins $in, reclaimed during it $st"
-no_old_clock load_no_refault_of_stock_shadow "$ref" "$in" "$(unread)"
+no_old_clock load_no_refault_of_stock_shadow "$ref" "$in" "$(unread)" "$st"
 shm_drop load
 
 # 2. detect -> stock: the module's shadows must not reach workingset_refault().
@@ -149,9 +156,9 @@ else
 	fail switch_sweep_drops_module_shadows "swept $lss, detect wrote $ev (want >= 90 %, and > $((PAGES / 4)))"
 fi
 diag "detect evictions $ev, in swap out of the swap cache $sw, swept $(aws_stat last_sweep_shadows)"
-read -r ref in st < <(shm_readback switch)
+read -r ref in st gst < <(shm_readback switch)
 diag "switch readback: refaults $ref, swap-ins $in, reclaimed during it $st"
-no_old_clock switch_to_stock_no_old_clock "$ref" "$in" "$(unread)"
+no_old_clock switch_to_stock_no_old_clock "$ref" "$in" "$(unread)" "$st"
 shm_drop switch
 
 # 3. detect -> upstream (the module reads both): no refault, no stale one.
@@ -159,8 +166,10 @@ set_policy detect
 shm_write d2u
 set_policy upstream
 echo reset >/proc/anon_workingset
-read -r ref in st < <(shm_readback d2u)
-no_old_clock switch_to_upstream_no_old_clock "$(aws_stat refaults)" "$in" "$(unread)"
+read -r ref in st gst < <(shm_readback d2u)
+# (the module's refaults count every cgroup's: the pages reclaimed
+# anywhere during the read-back bound them)
+no_old_clock switch_to_upstream_no_old_clock "$(aws_stat refaults)" "$in" "$(unread)" "$gst"
 shm_drop d2u
 
 # 4. Unload: the stock code must not read the module's shadows.
@@ -171,9 +180,9 @@ dmesg_mark
 rmmod anon_workingset
 dropped=$(dmesg_since | sed -n 's/.*anon_workingset: unloaded, \([0-9]*\) shadows dropped.*/\1/p')
 expect unload_sweep_drops_shadows dropped "${dropped:-0}" -ge $((sw * SWEPT_PCT / 100))	# as at load
-read -r ref in st < <(shm_readback unload)
+read -r ref in st gst < <(shm_readback unload)
 diag "unload readback: refaults $ref, swap-ins $in, reclaimed during it $st"
-no_old_clock unload_no_old_clock "$ref" "$in"
+no_old_clock unload_no_old_clock "$ref" "$in" 0 "$st"
 shm_drop unload
 
 # 4b. Pages of zeros: 6.12 swaps them out as a bit and back in as cleared
@@ -211,10 +220,19 @@ rmdir $CG/stale/child $CG/stale
 # period: a read-back at once judged 3 pages by the still-live id once.
 sleep $((1 * ${AWS_SLOW:-1}))
 echo reset >/proc/anon_workingset
+g0=$(pgsteal_all)
 cat "$SHM/stale" >/dev/null
+g=$(($(pgsteal_all) - g0))
 expect stale_shadow_refused refaults_stale "$(aws_stat refaults_stale)" -gt $((PAGES / 4))
-# (refaults counts the shadows a policy judged: a stale one never is)
-expect stale_not_judged refaults "$(aws_stat refaults)" -eq 0
+# refaults counts the shadows a policy judged: a stale one never is, and
+# only pages reclaimed during the read-back itself (they left shadows of
+# a live memcg: 142 once in the debug 6.12 guest, 0 on a quiet one) may
+# be judged.
+if [ "$(aws_stat refaults)" -le "$g" ]; then
+	ok "stale_not_judged # $(aws_stat refaults) refaults judged, $g pages reclaimed during the read-back"
+else
+	fail stale_not_judged "$(aws_stat refaults) refaults judged, more than the $g pages reclaimed during the read-back"
+fi
 rm -f "$SHM/stale"
 
 # 6. PG_workingset on swap-in: swap-cache swap-ins only.  A process's anon
@@ -484,6 +502,10 @@ rmmod anon_workingset
 # contended; half of what was contended is far from both, and the floor
 # of 1,000 contended keeps that half above every legitimate kept count.
 insmod "$AWS_MOD" policy=baseline
+# Room first: the debug guest's reclaim once deactivated half the region
+# before it was measured (active_anon 15.9M of 32M).
+echo 3 >/proc/sys/vm/drop_caches
+echo 1 >/proc/sys/vm/compact_memory
 mkdir -p $CG/busy
 coproc BUSY { echo $BASHPID >$CG/busy/cgroup.procs && exec aws-rmap-busy 32 20; }
 read -r -t 60 ready <&"${BUSY[0]}"
