@@ -95,11 +95,25 @@ summary() {
 }
 # record_window CMD...: run CMD with the events on, into $DAT; counters
 # before and after in B and A, trace figures in E, lost events in LOST.
+# The ring buffer goes back to the size it had: left at BUF_KB per CPU it
+# held 48M of a debug guest's memory for the suites after (no THP could
+# be allocated in fidelity, and reclaim deactivated what it measures).
 declare -A B A E
 record_window() {
+	local kb0 rc=0
 	B=() A=() E=()
+	kb0=$(awk '{ print $1 }' $T/buffer_size_kb)
 	trace-cmd reset >/dev/null 2>&1
-	trace-cmd start -b "$BUF_KB" -e anon_workingset >/dev/null 2>&1 || return 1
+	if trace-cmd start -b "$BUF_KB" -e anon_workingset >/dev/null 2>&1; then
+		record_window_in "$@" || rc=1
+	else
+		rc=1
+	fi
+	trace-cmd reset >/dev/null 2>&1
+	echo "$kb0" >$T/buffer_size_kb
+	return $rc
+}
+record_window_in() {
 	echo 0 >$T/tracing_on
 	: >$T/trace	# empties every CPU buffer, zeroes its overrun count
 	snap B
