@@ -343,9 +343,14 @@ far_run() { # far_run POLICY -> "refaults activations quiet memcg_activate"
 	(echo $BASHPID >$cg/cgroup.procs && exec aws-loop --size 48M --loops $FAR_LOOPS) \
 		>/tmp/far.out 2>&1
 	memcg_stats_flushed
-	echo "$(aws_stat refaults) $(aws_stat activations) $(aws_stat quiet_activations)" \
-		"$(cg_stat far workingset_activate_anon)"
+	local out
+	out="$(aws_stat refaults) $(aws_stat activations) $(aws_stat quiet_activations)"
+	out+=" $(cg_stat far workingset_activate_anon)"
+	# removed before the line is printed: the caller reads it through a
+	# process substitution and goes on at once, and a late rmdir once
+	# removed the next run's cgroup before its loop had joined it
 	rmdir $cg
+	echo "$out"
 }
 read -r fdr fda fdq fdm < <(far_run detect)
 read -r fhr fha fhq fhm < <(far_run hold)
