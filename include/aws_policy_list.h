@@ -10,7 +10,7 @@
  * the only list of policy names in the project: the tests and the
  * analysis read the names back from the module (the `policy` parameter)
  * or from the simulator (aws-sim --list), and harness/experiment/plan.py
- * checks the names in a plan against the files of module/policies/.  A new
+ * reads this file to check and expand the names in a plan.  A new
  * policy is one file in module/policies/, one line here, and a row of the
  * decisions it should take in userspace/tests/test_policy.c (the unit tests
  * refuse a policy without one).
