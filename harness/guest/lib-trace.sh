@@ -127,3 +127,34 @@ record_window_in() {
 	while read -r k v; do E[$k]=$v; done < <(summary)
 	rm -f $DAT
 }
+# every_other_rule POLICY [global]: example's rule (module/policies/
+# example.c, and bexample, its BPF build) held refault by refault in the
+# last window, as two cases.  POLICY_activates_every_short_refault: every
+# refault traced was POLICY's (with "global", POLICY was also the global
+# policy), none lost, each one within active anon activated, and each
+# workingset active anon.  POLICY_admits_every_other_long_refault: of the
+# longer ones exactly every other was activated, give or take one per
+# lruvec that judged any (one task faults at a time, so the count is
+# exact), and there were more than 100 to halve.
+every_other_rule() {
+	local p=$1 long=${E[verdict_long]:-0} long_in=${E[verdict_long_in]:-0}
+	local mine=${E[policy_${1}_aws_refault]:-0} all=${E[aws_refault]:-0} short short_out nl d
+	short=$((${E[verdict_in]:-0} + ${E[verdict_out]:-0} - long))
+	short_out=$((${E[verdict_bad]:-0} - long_in))
+	if { [ "${2:-}" != global ] || [ "$(get_policy)" = "$p" ]; } && [ "$mine" -gt 0 ] &&
+		[ "$mine" = "$all" ] && [ "$LOST" = 0 ] && [ "$short" -gt 0 ] && [ "$short_out" = 0 ] &&
+		[ "${E[size_not_active_anon]:-0}" = 0 ]; then
+		ok "${p}_activates_every_short_refault # $short of $all refaults within active anon, all activated"
+	else
+		fail "${p}_activates_every_short_refault" "policy $(get_policy), $mine of $all refaults $p's," \
+			"$short_out of $short short ones not activated," \
+			"${E[size_not_active_anon]:-0} sizes not active anon, $LOST lost"
+	fi
+	nl=$(printf '%s\n' "${!E[@]}" | grep -c "^memcg_${p}_")
+	d=$((2 * long_in - long))
+	if [ "$long" -gt 100 ] && [ ${d#-} -le "$nl" ] && [ "$LOST" = 0 ]; then
+		ok "${p}_admits_every_other_long_refault # $long_in of $long ($nl lruvecs)"
+	else
+		fail "${p}_admits_every_other_long_refault" "$long_in of $long long refaults activated ($nl lruvecs), $LOST lost"
+	fi
+}

@@ -192,31 +192,13 @@ record_window workload bpfx || diag "trace-cmd start/extract failed"
 # refuses short refaults (its refault program, or the module handing it
 # wrong distances or sizes), or whose workingset is not active anon.
 # (This was bexample_runs, which passed on any bexample refault judged.)
-long=${E[verdict_long]:-0} long_in=${E[verdict_long_in]:-0}
-short=$((${E[verdict_in]:-0} + ${E[verdict_out]:-0} - long))
-short_out=$((${E[verdict_bad]:-0} - long_in))
-if [ "$(get_policy)" = bexample ] && [ "${E[policy_bexample_aws_refault]:-0}" -gt 0 ] &&
-	[ "${E[policy_bexample_aws_refault]}" = "${E[aws_refault]}" ] && [ "$LOST" = 0 ] &&
-	[ "$short" -gt 0 ] && [ "$short_out" = 0 ] && [ "${E[size_not_active_anon]:-0}" = 0 ]; then
-	ok "bexample_activates_every_short_refault # $short of ${E[aws_refault]} refaults within active anon, all activated"
-else
-	fail bexample_activates_every_short_refault "policy $(get_policy), ${E[policy_bexample_aws_refault]:-0} of" \
-		"${E[aws_refault]:-0} refaults bexample's, $short_out of $short short ones not activated," \
-		"${E[size_not_active_anon]:-0} sizes not active anon, $LOST lost"
-fi
 # Long refaults (distance > workingset): detect admits none, bexample
 # every other one per lruvec, counted in its state.  One task faults at a
 # time, so the count is exact: half, give or take one per lruvec that
 # judged any (its memcg in the events).  The floor of 100 long refaults
 # only says there were some to halve: 11,930, 11,115 and 11,804 in the
 # three runs of 2026-12-06 13:58-14:30 (12,015 at 12:48), always 2 lruvecs.
-nl=$(printf '%s\n' "${!E[@]}" | grep -c '^memcg_bexample_')
-d=$((2 * long_in - long))
-if [ "$long" -gt 100 ] && [ ${d#-} -le "$nl" ]; then
-	ok "bexample_admits_every_other_long_refault # $long_in of $long ($nl lruvecs)"
-else
-	fail bexample_admits_every_other_long_refault "$long_in of $long long refaults activated ($nl lruvecs)"
-fi
+every_other_rule bexample global
 # (bexample_detaches_to_previous was removed: sigterm_hands_global_back
 # checks the same global hand-back on SIGTERM.)
 bpf_stop bexample TERM
