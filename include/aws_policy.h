@@ -61,12 +61,13 @@
  *                   usable).
  *
  * Private state: a policy that sets state_size gets that many zeroed bytes
- * per (memcg, node), allocated at module load and freed at unload;
- * state_init() runs on each.  The pointer passed to a callback is the
- * state of the lruvec the decision concerns (for evict and refault: the
- * reclaim target's; for inactive_ratio: the lruvec being balanced), or
- * NULL when the policy has none.  Updates race with other CPUs: keep them
- * to single words.
+ * per (memcg, node), allocated when the hooks first need that memcg's and
+ * freed at unload; state_init() runs on each.  The pointer passed to a
+ * callback is the state of the lruvec the decision concerns (for evict
+ * and refault: the reclaim target's; for inactive_ratio: the lruvec being
+ * balanced), or NULL when the policy has none or its memory could not be
+ * allocated (module/aws_table.c): a policy must decide without it then.
+ * Updates race with other CPUs: keep them to single words.
  *
  * Which policy decides: the one of the memory cgroup the folio is charged
  * to (module/aws_cgroup.c: its own setting, an ancestor's, or the global

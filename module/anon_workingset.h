@@ -6,7 +6,8 @@
  * the policies' private state, aws_switch.c the global policy and ratio
  * and the policy switches, aws_params.c validates and applies the policy
  * and ratio parameters, aws_cgroup.c the same per memory cgroup,
- * aws_clock.c keeps the private anon non-resident clocks,
+ * aws_clock.c keeps the private anon non-resident clocks, aws_table.c
+ * the per-memcg-id tables that state and clocks live in,
  * aws_hooks.c implements the hook table by asking the running policy (one
  * file each in policies/, interface in include/aws_policy.h), and
  * aws_stats.c counts what the hooks do and shows it in
@@ -36,6 +37,29 @@ static inline int aws_bpf_init(void)
 }
 #endif
 
+/* aws_table.c: an element per (memcg id, node), allocated on first use */
+struct aws_table {
+	void **chunks;		/* NULL: no table */
+	unsigned int nr_chunks;
+	unsigned int elem_size;
+	unsigned int chunk_shift;	/* log2 of memcg ids per chunk */
+	void (*init)(void *elem);
+};
+
+extern atomic_long_t aws_table_bytes, aws_table_failures;
+int aws_table_init(struct aws_table *t, unsigned int elem_size,
+		   void (*init)(void *elem));
+void **aws_table_detach(struct aws_table *t);
+void aws_table_free_chunks(struct aws_table *t, void **chunks);
+void aws_table_free(struct aws_table *t);
+void *aws_table_get(struct aws_table *t, unsigned int id, int nid);
+void *aws_table_peek(struct aws_table *t, unsigned int id, int nid);
+
+static inline bool aws_table_present(const struct aws_table *t)
+{
+	return READ_ONCE(t->chunks);
+}
+
 /* aws_main.c */
 /*
  * A policy that can run and its private state, for hooks: the registry's
@@ -44,8 +68,8 @@ static inline int aws_bpf_init(void)
  */
 struct aws_run {
 	const struct aws_policy *policy;
-	void *state;		/* state_size bytes per memcg id and node */
-	atomic_long_t *clock;	/* AWS_CLOCK_ANON: per memcg id and node */
+	struct aws_table state;	/* state_size bytes per memcg id and node */
+	struct aws_table clock;	/* AWS_CLOCK_ANON: an atomic_long_t each */
 	bool stock;		/* the policy declines every decision */
 	bool live;		/* may be selected (a BPF slot: attached) */
 };

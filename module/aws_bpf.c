@@ -38,7 +38,6 @@
 #include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/vmalloc.h>
 
 #include "anon_workingset.h"
 #include "aws_trace.h"
@@ -369,27 +368,19 @@ static void aws_bpf_fill(unsigned int n, struct aws_bpf_ops *ops)
 	};
 }
 
-/* Allocate slot @n's state and clock for its policy. */
+/* Set up slot @n's tables of state and clock for its policy. */
 static int aws_bpf_alloc(unsigned int n)
 {
 	struct aws_run *r = aws_bpf_run(n);
 	const struct aws_policy *p = &aws_bpf_slots[n].policy;
-	size_t slots = (size_t)(AWS_MEMCG_ID_MAX + 1) * nr_node_ids, j;
 
 	r->policy = p;
 	r->stock = false;
-	r->state = NULL;
-	r->clock = NULL;
-	if (p->state_size) {
-		r->state = vzalloc(array_size(slots, p->state_size));
-		if (!r->state)
-			return -ENOMEM;
-		for (j = 0; p->state_init && j < slots; j++)
-			p->state_init(r->state + j * p->state_size);
-	}
+	if (p->state_size &&
+	    aws_table_init(&r->state, p->state_size, p->state_init))
+		return -ENOMEM;
 	if (aws_clock_init(r, 1)) {
-		vfree(r->state);
-		r->state = NULL;
+		aws_table_free(&r->state);
 		return -ENOMEM;
 	}
 	return 0;
@@ -460,9 +451,8 @@ static void aws_bpf_unreg(void *kdata, struct bpf_link *link)
 {
 	unsigned int n, idx, prev;
 	unsigned long swept;
+	void **state, **clock;
 	struct aws_run *r;
-	void *state;
-	atomic_long_t *clock;
 
 	kernel_param_lock(THIS_MODULE);
 	for (n = 0; n < AWS_BPF_SLOTS; n++)
@@ -488,14 +478,12 @@ static void aws_bpf_unreg(void *kdata, struct bpf_link *link)
 	swept = aws_switch_end();
 	atomic_long_inc(&aws_switches);
 	trace_aws_switch("detach", 0, r->policy->name, swept);
-	state = r->state;
-	clock = r->clock;
-	WRITE_ONCE(r->state, NULL);
-	WRITE_ONCE(r->clock, NULL);
+	state = aws_table_detach(&r->state);
+	clock = aws_table_detach(&r->clock);
 	/* aws_state_claim() may still hold the pointers */
 	aws_synchronize();
-	vfree(state);
-	vfree(clock);
+	aws_table_free_chunks(&r->state, state);
+	aws_table_free_chunks(&r->clock, clock);
 	pr_info("anon_workingset: BPF policy %s detached, global policy %s, %lu shadows dropped\n",
 		aws_bpf_slots[n].name, aws_run_name(aws_global), swept);
 	kernel_param_unlock(THIS_MODULE);

@@ -18,11 +18,13 @@
  * that policy's rules.  A shadow carries which policy stamped it
  * (aws_hooks.c) and is read on that policy's clock.
  *
- * The clocks live in one table per policy indexed by memcg id and node id,
- * allocated at load: hooks can then never need to allocate.  A memcg id
- * that is reused keeps the old clock value, which is harmless: a clock
- * only moves forward, and a shadow that names a recycled id is misread
- * exactly as stock misreads it (mm/workingset.c says why that is rare and
+ * The clocks live in one table per policy indexed by memcg id and node id
+ * (aws_table.c), allocated as memcg ids get used.  A clock whose memory
+ * could not be allocated does not age (counted as table_alloc_failed);
+ * one never used reads 0.  A memcg id that is reused keeps the old clock
+ * value, which is harmless: a clock only moves forward, and a shadow that
+ * names a recycled id is misread exactly as stock misreads it
+ * (mm/workingset.c says why that is rare and
  * limited).  With memcg disabled (cgroup_disable=memory) every lruvec is
  * a node's and has id 0.
  *
@@ -34,14 +36,25 @@
 #include <linux/mmzone.h>
 #include <linux/nodemask.h>
 #include <linux/swap.h>
-#include <linux/vmalloc.h>
 
 #include "anon_workingset.h"
 
-static atomic_long_t *aws_clock_slot(struct aws_run *r, unsigned int memcgid,
-				     int nid)
+/* What a clock never used reads: where it would have started. */
+static unsigned long aws_clock_unused(void)
 {
-	return &r->clock[memcgid * nr_node_ids + nid];
+#ifdef CONFIG_ANON_WS_HOOKS_DEBUG
+	return READ_ONCE(anon_ws_clock_start);
+#else
+	return 0;
+#endif
+}
+
+/* NULL if the clock was never used (@fill false) or cannot be allocated */
+static atomic_long_t *aws_clock_slot(struct aws_run *r, unsigned int memcgid,
+				     int nid, bool fill)
+{
+	return fill ? aws_table_get(&r->clock, memcgid, nid) :
+		      aws_table_peek(&r->clock, memcgid, nid);
 }
 
 static atomic_long_t *aws_lruvec_clock(struct aws_run *r,
@@ -50,20 +63,17 @@ static atomic_long_t *aws_lruvec_clock(struct aws_run *r,
 	struct mem_cgroup *memcg = lruvec_memcg(lruvec);
 
 	return aws_clock_slot(r, mem_cgroup_id(memcg),
-			      lruvec_pgdat(lruvec)->node_id);
+			      lruvec_pgdat(lruvec)->node_id, false);
 }
 
 /*
  * A test kernel may start every clock far from 0, where a long-running host
  * has them (anon_ws_hooks.clock_start, CONFIG_ANON_WS_HOOKS_DEBUG).
  */
-static void aws_clock_start(atomic_long_t *clock)
+static void aws_clock_start(void *clock)
 {
 #ifdef CONFIG_ANON_WS_HOOKS_DEBUG
-	size_t i, n = (size_t)(AWS_MEMCG_ID_MAX + 1) * nr_node_ids;
-
-	for (i = 0; anon_ws_clock_start && i < n; i++)
-		atomic_long_set(&clock[i], anon_ws_clock_start);
+	atomic_long_set(clock, READ_ONCE(anon_ws_clock_start));
 #endif
 }
 
@@ -71,16 +81,15 @@ static void aws_clock_start(atomic_long_t *clock)
 int aws_clock_init(struct aws_run *runs, unsigned int nr)
 {
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < nr; i++) {
 		if (runs[i].policy->clock != AWS_CLOCK_ANON)
 			continue;
-		runs[i].clock = vzalloc(array_size(AWS_MEMCG_ID_MAX + 1,
-						   nr_node_ids *
-						   sizeof(atomic_long_t)));
-		if (!runs[i].clock)
-			return -ENOMEM;
-		aws_clock_start(runs[i].clock);
+		ret = aws_table_init(&runs[i].clock, sizeof(atomic_long_t),
+				     aws_clock_start);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -89,17 +98,18 @@ void aws_clock_exit(struct aws_run *runs, unsigned int nr)
 {
 	unsigned int i;
 
-	for (i = 0; runs && i < nr; i++) {
-		vfree(runs[i].clock);
-		runs[i].clock = NULL;
-	}
+	for (i = 0; runs && i < nr; i++)
+		aws_table_free(&runs[i].clock);
 }
 
 unsigned long aws_clock_read(struct aws_run *r, struct lruvec *lruvec)
 {
+	atomic_long_t *clock;
+
 	switch (r->policy->clock) {
 	case AWS_CLOCK_ANON:
-		return atomic_long_read(aws_lruvec_clock(r, lruvec));
+		clock = aws_lruvec_clock(r, lruvec);
+		return clock ? atomic_long_read(clock) : aws_clock_unused();
 	case AWS_CLOCK_SHARED:
 		return atomic_long_read(&lruvec->nonresident_age);
 	default:
@@ -111,6 +121,7 @@ void aws_clock_age(struct aws_run *r, struct lruvec *lruvec,
 		   unsigned long nr_pages)
 {
 	struct mem_cgroup *memcg;
+	atomic_long_t *clock;
 	int nid;
 
 	switch (r->policy->clock) {
@@ -118,9 +129,10 @@ void aws_clock_age(struct aws_run *r, struct lruvec *lruvec,
 		memcg = lruvec_memcg(lruvec);
 		nid = lruvec_pgdat(lruvec)->node_id;
 		do {
-			atomic_long_add(nr_pages,
-					aws_clock_slot(r, mem_cgroup_id(memcg),
-						       nid));
+			clock = aws_clock_slot(r, mem_cgroup_id(memcg), nid,
+					       true);
+			if (clock)
+				atomic_long_add(nr_pages, clock);
 		} while (memcg && (memcg = parent_mem_cgroup(memcg)));
 		break;
 	case AWS_CLOCK_SHARED:
@@ -134,8 +146,10 @@ void aws_clock_age(struct aws_run *r, struct lruvec *lruvec,
 /* @r's anon clock of the root lruvec of node @nid (0 without one). */
 unsigned long aws_anon_age(struct aws_run *r, int nid)
 {
-	if (!r->clock)
+	atomic_long_t *clock;
+
+	if (!aws_table_present(&r->clock))
 		return 0;
-	return atomic_long_read(aws_lruvec_clock(r,
-			mem_cgroup_lruvec(NULL, NODE_DATA(nid))));
+	clock = aws_lruvec_clock(r, mem_cgroup_lruvec(NULL, NODE_DATA(nid)));
+	return clock ? atomic_long_read(clock) : aws_clock_unused();
 }

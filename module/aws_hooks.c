@@ -93,25 +93,26 @@ static bool aws_switching(unsigned int *epoch)
 	return READ_ONCE(aws_sweeping);
 }
 
-/* The policy's private state for @lruvec, or NULL if it keeps none. */
+/*
+ * The policy's private state for @lruvec, or NULL if it keeps none (or
+ * its memory cannot be allocated now: aws_table.c).
+ */
 static void *aws_state(struct aws_run *r, struct lruvec *lruvec)
 {
 	struct mem_cgroup *memcg;
-	unsigned int slot;
 
-	if (!r->state)
+	if (!aws_table_present(&r->state))
 		return NULL;
 	memcg = lruvec_memcg(lruvec);
 	aws_state_claim(memcg);
-	slot = mem_cgroup_id(memcg) * nr_node_ids +
-	       lruvec_pgdat(lruvec)->node_id;
-	return r->state + (size_t)slot * r->policy->state_size;
+	return aws_table_get(&r->state, mem_cgroup_id(memcg),
+			     lruvec_pgdat(lruvec)->node_id);
 }
 
 /* The state of the lruvec @folio is charged to, if the policy has any. */
 static void *aws_folio_state(struct aws_run *r, struct folio *folio)
 {
-	if (!r->state)
+	if (!aws_table_present(&r->state))
 		return NULL;
 	if (!mem_cgroup_disabled() && !folio_memcg_rcu(folio))
 		return NULL;

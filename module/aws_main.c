@@ -17,11 +17,11 @@
  * ours, both under the module's parameter lock, which orders them against
  * policy writes.
  *
- * Private state and clocks are kept per memcg id, and a memcg id is
- * reused after its cgroup is gone.  aws_state_claim() notices a new owner
- * (by the cgroup's 64-bit id, never reused) and resets every policy's
- * state for it, so that a new cgroup does not inherit the counters of a
- * dead one.
+ * Private state and clocks are kept per memcg id (aws_table.c allocates
+ * them as ids get used), and a memcg id is reused after its cgroup is
+ * gone.  aws_state_claim() notices a new owner (by the cgroup's 64-bit
+ * id, never reused) and resets every policy's state for it, so that a
+ * new cgroup does not inherit the counters of a dead one.
  */
 #include <linux/anon_ws_hooks.h>
 #include <linux/cgroup.h>
@@ -31,7 +31,6 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
 #include "anon_workingset.h"
@@ -44,23 +43,22 @@
  */
 struct aws_run *aws_runs;
 struct aws_shadow_layout aws_layout, aws_stock_layout, aws_raw_layout;
-/* The cgroup id whose memcg id owns each slot of the private state. */
-static u64 *aws_state_owner;
+/* The cgroup id (u64) that owns each memcg id's private state. */
+static struct aws_table aws_state_owner;
 
 /* Every policy's private state: state_size bytes per memcg id and node. */
 static int aws_runs_alloc(void)
 {
-	size_t slots = (size_t)(AWS_MEMCG_ID_MAX + 1) * nr_node_ids, j;
 	const struct aws_policy *p;
 	unsigned int i;
+	int ret;
 
 	aws_runs = kcalloc(AWS_NR_RUNS, sizeof(*aws_runs), GFP_KERNEL);
 	if (!aws_runs)
 		return -ENOMEM;
-	aws_state_owner = vzalloc(array_size(AWS_MEMCG_ID_MAX + 1,
-					     sizeof(*aws_state_owner)));
-	if (!aws_state_owner)
-		return -ENOMEM;
+	ret = aws_table_init(&aws_state_owner, sizeof(u64), NULL);
+	if (ret)
+		return ret;
 	for (i = 0; i < aws_nr_policies; i++) {
 		p = aws_policies[i];
 		aws_runs[i].policy = p;
@@ -68,11 +66,10 @@ static int aws_runs_alloc(void)
 		aws_runs[i].live = true;
 		if (!p->state_size)
 			continue;
-		aws_runs[i].state = vzalloc(array_size(slots, p->state_size));
-		if (!aws_runs[i].state)
-			return -ENOMEM;
-		for (j = 0; p->state_init && j < slots; j++)
-			p->state_init(aws_runs[i].state + j * p->state_size);
+		ret = aws_table_init(&aws_runs[i].state, p->state_size,
+				     p->state_init);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -82,11 +79,10 @@ static void aws_runs_free(void)
 	unsigned int i;
 
 	for (i = 0; aws_runs && i < aws_nr_policies; i++)
-		vfree(aws_runs[i].state);
+		aws_table_free(&aws_runs[i].state);
 	kfree(aws_runs);
 	aws_runs = NULL;
-	vfree(aws_state_owner);
-	aws_state_owner = NULL;
+	aws_table_free(&aws_state_owner);
 }
 
 /* Give one slot @state of @r's private state its initial value. */
@@ -107,12 +103,12 @@ static void aws_state_reset(struct aws_run *r, void *state)
 void aws_state_claim(struct mem_cgroup *memcg)
 {
 	unsigned short id;
-	u64 owner, seen;
+	u64 owner, seen, *slot;
 	unsigned int i;
-	size_t j;
+	void *state;
 	int nid;
 
-	if (!memcg || !aws_state_owner)
+	if (!memcg)
 		return;
 	id = mem_cgroup_id(memcg);
 	/*
@@ -122,28 +118,28 @@ void aws_state_claim(struct mem_cgroup *memcg)
 	 */
 	if (!id)
 		return;
+	slot = aws_table_get(&aws_state_owner, id, 0);
+	if (!slot)
+		return;		/* counted; the state may be a dead cgroup's */
 	owner = cgroup_id(memcg->css.cgroup);
-	seen = READ_ONCE(aws_state_owner[id]);
+	seen = READ_ONCE(*slot);
 	if (likely(seen == owner))
 		return;
-	if (cmpxchg64(&aws_state_owner[id], seen, owner) != seen)
+	if (cmpxchg64(slot, seen, owner) != seen)
 		return;		/* another CPU claims it */
 	if (!seen)
 		return;		/* first use since load: state is fresh */
 	for (i = 0; i < AWS_NR_RUNS; i++) {
-		void *state;
+		struct aws_run *r = &aws_runs[i];
 
 		/* Pairs with aws_bpf_reg(): a live run is a filled one. */
-		if (!smp_load_acquire(&aws_runs[i].live))
+		if (!smp_load_acquire(&r->live))
 			continue;
 		/* a BPF slot's state goes away after a grace period */
-		state = READ_ONCE(aws_runs[i].state);
-		if (!state)
-			continue;
 		for (nid = 0; nid < nr_node_ids; nid++) {
-			j = (size_t)id * nr_node_ids + nid;
-			aws_state_reset(&aws_runs[i], state +
-					j * aws_runs[i].policy->state_size);
+			state = aws_table_peek(&r->state, id, nid);
+			if (state)
+				aws_state_reset(r, state);
 		}
 	}
 	aws_count(AWS_STATE_RESETS, 1);

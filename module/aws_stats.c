@@ -124,7 +124,8 @@ static int aws_show(struct seq_file *m, void *v)
 			   aws_run_name(global) ?
 			   aws_anon_age(&aws_runs[global], nid) : 0);
 		for (i = 0; i < AWS_NR_RUNS; i++)
-			if (aws_run_name(i) && aws_runs[i].clock)
+			if (aws_run_name(i) &&
+			    aws_table_present(&aws_runs[i].clock))
 				seq_printf(m, "node%d_anon_age_%s %lu\n", nid,
 					   aws_run_name(i),
 					   aws_anon_age(&aws_runs[i], nid));
@@ -141,6 +142,9 @@ static int aws_show(struct seq_file *m, void *v)
 		   atomic_long_read(&aws_dying_writes));
 	seq_printf(m, "last_sweep_shadows %ld\n",
 		   atomic_long_read(&aws_last_sweep));
+	seq_printf(m, "table_bytes %ld\n", atomic_long_read(&aws_table_bytes));
+	seq_printf(m, "table_alloc_failed %ld\n",
+		   atomic_long_read(&aws_table_failures));
 	for (i = 0; i < AWS_HIST_BUCKETS; i++) {
 		log = aws_hist_bucket_log(i);
 		if (log > AWS_HIST_MAX_LOG)

@@ -38,6 +38,8 @@ static enum aws_decision example_refault(struct aws_refault *r, void *state)
 	r->workingset_size = r->sizes.active_anon;
 	if (r->distance <= r->workingset_size)
 		return AWS_YES;
+	if (!s)		/* no state (memory exhausted): detect's rule */
+		return AWS_NO;
 	/* too long for detect: admit every other one */
 	return s->long_refaults++ % 2 ? AWS_YES : AWS_NO;
 }
