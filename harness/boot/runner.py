@@ -237,13 +237,14 @@ def check_args(a):
 
 
 def guest_mem(mem, variant):
-    """The memory a guest asked for with --mem MEM gets.  The debug 6.12
-    kernel keeps about 92-96 MB plus an eighth of the guest for itself
-    (KASAN's shadow, lockdep), the default one 28-35 MB (the boot's
-    "Memory:" line, docs/port-6.12.md), so a debug 6.12 guest gets
+    """The memory a guest asked for with --mem MEM gets.  A debug kernel
+    keeps about 68 MB plus an eighth of the guest for itself (KASAN's
+    shadow, lockdep): debug 6.12 92-96 MB at 256M, debug 6.1 86, 105 and
+    142 MB at 128M, 256M and 512M, where the default kernels keep 24-35 MB
+    (the boot's "Memory:" line, docs/port-6.12.md).  So a debug guest gets
     (M + 68 MB) * 8 / 7, rounded up to 8 MB: what the default kernel's
     guest of M keeps.  Every other guest gets M."""
-    if variant != "debug" or KVER == "6.1":
+    if variant != "debug":
         return mem
     return "%dM" % (-(-(mem_mb(mem) + 68) * 8 // (7 * 8)) * 8)
 
