@@ -20,9 +20,9 @@ set -uo pipefail
 
 VARIANT=${1:-default}
 if [ "${STRESS_SCALE:-long}" = short ]; then
-	ENV=AWS_CYCLES=20,AWS_FLIPS=pairs,AWS_STRESS_SECONDS=4 TIMEOUT=1200
+	ENV=CYCLES=20,FLIPS=pairs,STRESS_SECONDS=4 TIMEOUT=1200
 else
-	ENV=AWS_CYCLES=200,AWS_FLIPS=10000,AWS_STRESS_SECONDS=30 TIMEOUT=5400
+	ENV=CYCLES=200,FLIPS=10000,STRESS_SECONDS=30 TIMEOUT=5400
 fi
 T0=$SECONDS
 rc_all=0
@@ -35,7 +35,7 @@ S1=$(manifest_suites stress) S2=$(manifest_suites stress-nomemcg)
 stage "stress: $S1 ($ENV)"
 python3 "$AWS_TOP/harness/boot/runner.py" boot suites --name "$R" --variant "$VARIANT" --mem 512M \
 	--timeout "$TIMEOUT" --suites "$S1" \
-	--args "$S1" --env "AWS_SUITE_TIMEOUT=$TIMEOUT,$ENV" || rc_all=1
+	--args "$S1" --env "SUITE_TIMEOUT=$TIMEOUT,$ENV" || rc_all=1
 stage_done
 stage "stress: boot with cgroup_disable=memory: $S2"
 python3 "$AWS_TOP/harness/boot/runner.py" boot suites --name "$R-nomemcg" --variant "$VARIANT" \

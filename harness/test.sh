@@ -29,7 +29,7 @@
 # The style checks are skipped when nothing they read has changed since they
 # last passed.
 # `make test SUITES="a b"` (AWS_SUITES here) runs just those suites in one
-# guest instead (GUEST_ENV="AWS_X=1,AWS_Y=2", AWS_ENV here, passes settings
+# guest instead (GUEST_ENV="CYCLES=8,FLIPS=pairs", AWS_ENV here, passes settings
 # to them, MEM=256M sizes the guest, 512M by default; their counts still
 # come from the manifest).
 # VARIANT=debug: the runner allows the debug kernel its longer time.
@@ -220,7 +220,7 @@ else
 	lane1=$!
 	{
 		# flips enough to walk every ordered pair of policies once
-		guest test-b 512M 900 "" AWS_CYCLES=8,AWS_FLIPS=pairs,AWS_LIMIT_MB=16
+		guest test-b 512M 900 "" CYCLES=8,FLIPS=pairs,LIMIT_MB=16
 		negative_guest
 		# 6.12's BPF policies (6.1 has no struct_ops in module BTF).  The
 		# debug kernel asks for 512M: asked for 256M (376M with its

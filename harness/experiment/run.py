@@ -537,6 +537,15 @@ def python_with_pandas():
         raise RunError("no python3 with pandas and matplotlib (run: make deps)")
 
 
+# What make run's settings were called before they were make variables: a
+# command copied from an older record must not silently run the whole plan.
+RETIRED = {"AWS_RUN_ARGS": "make run ONLY=... POLICIES=... REPS=...",
+           "AWS_RUN_NAME": "make run NAME=...",
+           "AWS_RUN_GLOBAL": "make run ONLY=... without the global cells",
+           "AWS_RUN_LIMIT": "make run RUN_LIMIT=...",
+           "AWS_JOBS": "make run JOBS=..."}
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="run.py", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -556,6 +565,10 @@ def main(argv):
     try:
         python_with_pandas()
         if a.cmd == "run":
+            old = [v for v in RETIRED if v in os.environ]
+            if old:
+                raise RunError("%s: settings of an older make run, ignored now; use %s"
+                               % (", ".join(old), "; ".join(RETIRED[v] for v in old)))
             if a.jobs and not re.match(r"^[1-9][0-9]*$", a.jobs):
                 raise RunError("JOBS must be a positive number of guests at a time, not '%s'" % a.jobs)
             if not re.match(r"^[1-9][0-9]*$", a.run_limit):

@@ -42,7 +42,7 @@ export AWS_JOB=$JOB AWS_SLOW AWS_MEM_ASKED
 # Everything else the host hands this boot (harness/boot/runner.py) is a tar
 # archive at the start of the results disk, which the job's own results
 # overwrite at the end: args (one line, the job's arguments: AWS_ARGS),
-# env (KEY=VALUE lines for the suites, e.g. AWS_CYCLES=200) and whatever
+# env (KEY=VALUE lines for the suites, e.g. CYCLES=200) and whatever
 # the job reads itself (make run's plan file).
 mkdir -p /tmp/input
 tar -C /tmp/input -xf /dev/vdd 2>/dev/null
@@ -51,7 +51,8 @@ AWS_ARGS=''
 export AWS_ARGS
 if [ -r /tmp/input/env ]; then
 	while read -r kv; do
-		case $kv in AWS_[A-Z_]*=*) export "${kv?}" ;; esac
+		# names checked on the host (runner.py's handed())
+		case $kv in [A-Z]*=*) export "${kv?}" ;; esac
 	done </tmp/input/env
 fi
 

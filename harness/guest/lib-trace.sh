@@ -11,7 +11,7 @@
 T=/sys/kernel/tracing
 # Per-CPU ring buffer: a thrash run's events take about 4 MB, all of it
 # possibly on one CPU.
-BUF_KB=${AWS_TRACE_BUF_KB:-24576}	# AWS_ENV=AWS_TRACE_BUF_KB=64: overflow, must fail
+BUF_KB=${TRACE_BUF_KB:-24576}	# GUEST_ENV=TRACE_BUF_KB=64: overflow, must fail
 DAT=/tmp/aws-trace.dat
 [ -d $T/events ] || mount -t tracefs nodev $T 2>/dev/null
 

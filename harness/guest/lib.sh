@@ -33,9 +33,9 @@ case $0 in
 	fi
 	;;
 esac
-# AWS_TIMING=1 (AWS_ENV=AWS_TIMING=1 on the host): a "# at N.N s" line after each case,
+# TIMING=1 (make test GUEST_ENV=TIMING=1): a "# at N.N s" line after each case,
 # the suite's elapsed time, to see where a suite spends its time.
-ktap_time() { [ -z "${AWS_TIMING:-}" ] || echo "# at $SECONDS s"; }
+ktap_time() { [ -z "${TIMING:-}" ] || echo "# at $SECONDS s"; }
 ok() { KTAP_N=$((KTAP_N + 1)); echo "ok $KTAP_N $*"; ktap_time; }
 fail() {
 	KTAP_N=$((KTAP_N + 1)); KTAP_FAILED=$((KTAP_FAILED + 1))

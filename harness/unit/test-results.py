@@ -638,6 +638,20 @@ def check_schedule(d):
     return "150 s of guests: 80 s on 2 cores, 50 s (the longest) on 3 and 8; by rep, 40 s on 8"
 
 
+def check_retired_settings():
+    """run.py refuses make run's settings of an older form (AWS_RUN_ARGS
+    and the like) with the make variable that replaced them, before it
+    builds or boots anything: a command copied from an older record must
+    not run the whole plan instead."""
+    run = os.path.join(HARNESS, "experiment", "run.py")
+    for var, new in (("AWS_RUN_ARGS", "ONLY="), ("AWS_RUN_NAME", "NAME="), ("AWS_JOBS", "JOBS=")):
+        env = dict(os.environ, **{var: "n=1"})
+        r = subprocess.run([sys.executable, run, "run", "--plan", "short"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        assert r.returncode == 1 and var in r.stderr and new in r.stderr, (var, r.stderr[-200:])
+    return "AWS_RUN_ARGS, AWS_RUN_NAME, AWS_JOBS refused, each naming its make variable"
+
+
 def main():
     tests = [("parse_runs_tsv", check_parse), ("runs_csv_round_trip", check_roundtrip),
              ("medians_and_change", check_medians), ("against_the_better_peer", check_against_best),
@@ -648,7 +662,7 @@ def main():
              ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist),
              ("distribution_goals", check_goals), ("sample_goals", check_sample),
              ("meta_json_from_its_sources", check_meta), ("merge_gather_and_combine", check_merge),
-             ("pool_schedule", check_schedule)]
+             ("pool_schedule", check_schedule), ("retired_settings_refused", check_retired_settings)]
     print("KTAP version 1\n1..%d" % len(tests))
     bad = 0
     with tempfile.TemporaryDirectory() as d:

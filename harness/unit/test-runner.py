@@ -135,16 +135,19 @@ for bad, why in ((dict(mem="512"), "--mem"), (dict(job="nosuch"), "no job"),
     except runner.SetupError as e:
         case("bad_argument_%s_is_refused" % list(bad)[0], why in str(e), str(e))
 
-# what the guest is handed: args and env as files, a bad env refused
-items = dict(runner.handed(args="module workloads", env="AWS_CYCLES=8,AWS_FLIPS=84"))
+# what the guest is handed: args and env as files; a setting that no suite
+# reads, or a malformed one, is refused with the list of settings
+items = dict(runner.handed(args="module workloads", env="CYCLES=8,FLIPS=84,AWS_REPS=2"))
 case("guest_is_handed_args_and_env",
-     items == {"args": b"module workloads\n", "env": b"AWS_CYCLES=8\nAWS_FLIPS=84\n"},
+     items == {"args": b"module workloads\n", "env": b"CYCLES=8\nFLIPS=84\nAWS_REPS=2\n"},
      repr(items)[:80])
-try:
-    runner.handed(env="CYCLES=8")
-    case("bad_env_is_refused", False, "accepted CYCLES=8")
-except runner.SetupError as e:
-    case("bad_env_is_refused", "AWS_NAME=VALUE" in str(e), str(e))
+for bad, why in (("CYCLE=8", "they are CYCLES, FLIPS"), ("PATH=/x", "not a guest setting"),
+                 ("cycles=8", "not NAME=VALUE"), ("FLIPS=1 2", "not NAME=VALUE")):
+    try:
+        runner.handed(env=bad)
+        case("bad_env_%s_is_refused" % bad.split("=")[0], False, "accepted " + bad)
+    except runner.SetupError as e:
+        case("bad_env_%s_is_refused" % bad.split("=")[0], why in str(e), str(e))
 
 # a QEMU that outlives its limit is killed (here: a shell that sleeps)
 run = os.path.join(TMP, "runs", "slow")

@@ -12,7 +12,7 @@
 # rounds it failed in named in its line, plus three checks of the rounds.
 #
 # Pressure.  In each round the "cg" tests run inside one memory cgroup of
-# limit L (AWS_LIMIT_MB, default 48) in which a verifying aws-randw writes
+# limit L (LIMIT_MB, default 48) in which a verifying aws-randw writes
 # at random over 1.5L (not reliability's 2L, at which 6.1's MGLRU has
 # OOM-killed in such a cgroup), so the cgroup reclaims and swaps while they
 # run and their own pages are reclaimed with the load's; the load must
@@ -66,16 +66,16 @@
 #   userfaultfd's hugetlb modes (hugetlb pages are on no LRU) and its
 #   /dev/userfaultfd variant (only the way the fd is opened differs)
 #
-#   AWS_LIMIT_MB (default 48): L.  AWS_SELFTEST_TIMEOUT (default 300): the
-#   seconds one selftest may take.  AWS_THP_STRESS_SECONDS (default 5):
+#   LIMIT_MB (default 48): L.  SELFTEST_TIMEOUT (default 300): the
+#   seconds one selftest may take.  THP_STRESS_SECONDS (default 5):
 #   transhuge-stress's run.  The output of a failed run is kept in
 #   results/mm-selftests/ROUND-CASE.out.
 . "$AWS_TOOLS/guest/lib.sh"
 
 ST=$AWS_TOOLS/selftests
-L=${AWS_LIMIT_MB:-48}
-TLIM=${AWS_SELFTEST_TIMEOUT:-300}
-THP_SECS=${AWS_THP_STRESS_SECONDS:-5}
+L=${LIMIT_MB:-48}
+TLIM=${SELFTEST_TIMEOUT:-300}
+THP_SECS=${THP_STRESS_SECONDS:-5}
 LRU_GEN=/sys/kernel/mm/lru_gen/enabled
 OVERCOMMIT=/proc/sys/vm/overcommit_memory
 CG=/sys/fs/cgroup/mmst
@@ -98,7 +98,7 @@ UFFD=userfaultfd
 # 0.6^10 = 0.6 %, in one round; ksm_tests -U, before the fix in
 # harness/images/mm-selftests-patches/, failed 7 of 20 runs on the stock
 # kernel.
-REPEAT=${AWS_KSM_REPEAT:-10}
+REPEAT=${KSM_REPEAT:-10}
 TESTS=(
 	"map_populate           cg   map_populate"
 	"map_fixed_noreplace    cg   map_fixed_noreplace"

@@ -8,15 +8,15 @@
 # run must verify all its pages, every window must really have swapped in
 # (pswpin grew during it), and the host fails the run on any oops, WARN or
 # hang in the console.
-#   AWS_CYCLES (default 20) load/unload cycles, AWS_FLIPS (default pairs)
+#   CYCLES (default 20) load/unload cycles, FLIPS (default pairs)
 #   policy flips (a ratio change every 10; "pairs": twice the ordered
-#   pairs of policies, enough to walk each of them once), AWS_LIMIT_MB
+#   pairs of policies, enough to walk each of them once), LIMIT_MB
 #   (default 48) the load's cgroup limit L (the load is 2L).
 . "$AWS_TOOLS/guest/lib.sh"
 
-CYCLES=${AWS_CYCLES:-20}
-FLIPS=${AWS_FLIPS:-pairs}
-L=${AWS_LIMIT_MB:-48}
+CYCLES=${CYCLES:-20}
+FLIPS=${FLIPS:-pairs}
+L=${LIMIT_MB:-48}
 L2=$((2 * L))
 WRITES=$(randw_writes "$L2")	# touch 1.6L of the 2L region: well over L
 mod_unload
@@ -232,7 +232,7 @@ else
 		diag "swapoff: $used kB in swap before, refaults +$dr, old epoch +$doe"
 		# At least a quarter of the pages in swap (kB / 16) refault:
 		# measured on 6.1, 3,764 of 7,494 at L=16 (the make test size)
-		# and 8,764 of 14,486 at L=48 (AWS_CYCLES=20,AWS_FLIPS=pairs):
+		# and 8,764 of 14,486 at L=48 (CYCLES=20,FLIPS=pairs):
 		# 50 and 60 %; on 6.12 3,828 of 7,097 at L=16 (54 %).  The rest
 		# were in the swap cache, with no shadow.
 		if [ $dr -ge $((used / 16)) ] && [ $doe = 0 ]; then

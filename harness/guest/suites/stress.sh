@@ -11,13 +11,13 @@
 # non-rotational device.  Every window must really have swapped in (pswpin
 # grew during it), and every verifying run is judged on its verification,
 # OOM-killed ones included.
-#   AWS_STRESS_SECONDS (default 8): seconds per policy and timed load.
-#   AWS_LIMIT_MB (default 48): the cgroup limit L; the loads are 2L (8L/3
+#   STRESS_SECONDS (default 8): seconds per policy and timed load.
+#   LIMIT_MB (default 48): the cgroup limit L; the loads are 2L (8L/3
 #   where swap must run out), so the oversubscription stays 2x.
 . "$AWS_TOOLS/guest/lib.sh"
 
-SECS=${AWS_STRESS_SECONDS:-8}
-L=${AWS_LIMIT_MB:-48}
+SECS=${STRESS_SECONDS:-8}
+L=${LIMIT_MB:-48}
 L2=$((2 * L)) L8=$((8 * L / 3))
 WRITES=$(randw_writes "$L2")	# touch 1.6L of the 2L region: well over L
 mod_unload
@@ -130,7 +130,7 @@ fi
 # have seen: as refaults under detect and upstream (every page of the run
 # was evicted with their shadow), as swap-ins under baseline.  Measured on
 # 6.1 (make test SUITES=stress
-# GUEST_ENV=AWS_CYCLES=20,AWS_FLIPS=pairs,AWS_STRESS_SECONDS=4): exactly pswpin in each policy
+# GUEST_ENV=CYCLES=20,FLIPS=pairs,STRESS_SECONDS=4): exactly pswpin in each policy
 # (18,072, 18,046 and 18,063 swap-ins); 900 per mille leaves room for a
 # kernel whose readahead swaps in pages of no shadow.
 ZRAM_PER_MILLE=900
