@@ -102,11 +102,11 @@ unit:
 SUITES ?=
 GUEST_ENV ?=
 test: deps
-	@AWS_SUITES="$(SUITES)" AWS_MEM="$(MEM)" AWS_ENV="$(GUEST_ENV)" bash harness/test.sh $(VARIANT)
+	@AWS_SUITES="$(SUITES)" AWS_MEM="$(MEM)" AWS_ENV="$(GUEST_ENV)" bash harness/test/test.sh $(VARIANT)
 
 # The edit-build-boot loop: a module change reaches a booted result in ~1 min.
 quick: deps
-	@AWS_SUITES="module" bash harness/test.sh $(VARIANT)
+	@AWS_SUITES="module" bash harness/test/test.sh $(VARIANT)
 
 # make run's settings go to harness/experiment/run.py as they are given: PLAN
 # only when set (a RESUME'd folder has its own), NAME only on the command
@@ -123,21 +123,21 @@ merge: deps userspace
 	@python3 harness/experiment/run.py merge $(RESULTS)
 
 sim: userspace
-	@bash harness/sim.sh
+	@bash harness/experiment/sim.sh
 
 # make stress packs the selftests: build them before the tools disk.
 ifneq ($(filter stress,$(MAKECMDGOALS)),)
 tools: selftests
 endif
 stress: deps kernel rootfs selftests tools
-	@bash harness/stress.sh $(VARIANT)
+	@bash harness/test/stress.sh $(VARIANT)
 
 # A benchmark, not a test: never part of `make test`.  Builds the unpatched
 # kernel too (build/kernel-unpatched); figures in build/bench-cost/latest/.
 # The default kernel only: its costs are the ones that matter.
 bench-cost: override VARIANT = default
 bench-cost: deps kernel rootfs tools
-	@bash harness/bench-cost.sh
+	@bash harness/bench/bench-cost.sh
 
 shell: deps kernel rootfs tools
 	@python3 harness/boot/runner.py shell --variant $(VARIANT) --mem $(MEM) --cpus $(CPUS)
@@ -145,11 +145,11 @@ shell: deps kernel rootfs tools
 # Kernel style on the C we own (module, policy core) and on the patch series;
 # ShellCheck on every shell script.
 check-style: module
-	@bash harness/check-style.sh $(VARIANT)
+	@bash harness/test/check-style.sh $(VARIANT)
 
 # The patched tree must also build with CONFIG_ANON_WS_HOOKS=n.
 check-hooks-off: kernel
-	@bash harness/check-hooks-off.sh
+	@bash harness/test/check-hooks-off.sh
 
 clean:
 	rm -rf $(B)/module-* $(B)/userspace $(B)/userspace-tests $(B)/tools-* $(B)/runs

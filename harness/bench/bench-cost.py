@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Summary of a `make bench-cost` run (harness/bench-cost.sh): reads its
+# Summary of a `make bench-cost` run (harness/bench/bench-cost.sh): reads its
 # runs.tsv (one line per run, tab-separated key=value fields: kernel, conf,
 # rep, wall_us = guest time around the run in us under -icount, res_seconds
 # = the workload's own CLOCK_MONOTONIC seconds (ms resolution), vm_*

@@ -16,7 +16,7 @@
 # change in any of them is detected and reported.
 #
 # The unpatched variant is the reference for the cost benchmark
-# (harness/bench-cost.sh): the same tarball and config fragment, without the
+# (harness/bench/bench-cost.sh): the same tarball and config fragment, without the
 # series (its own extraction in build/src-unpatched/, never patched) and
 # without the CONFIG_ANON_WS_HOOKS line the stock tree does not know, built
 # into build/kernel-unpatched/ (build/kernel-6.12-unpatched/).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side test of harness/check-style.sh, as KTAP on stdout: a style check
+# Host-side test of harness/test/check-style.sh, as KTAP on stdout: a style check
 # whose tool did not run must fail, never pass with an empty findings log.
 # Breaks one thing at a time through AWS_CHECKPATCH, AWS_SPARSE and
 # AWS_SHELLCHECK: checkpatch missing, dying in perl, or exiting 0 without
@@ -35,7 +35,7 @@ n=0 bad=0
 case_() {
 	local name=$1 glob=$2 out st lines
 	shift 2
-	out=$(env AWS_BUILD="$TMP/build" AWS_SHELLCHECK="$TMP/clean-shellcheck" "$@" bash "$AWS_TOP/harness/check-style.sh" default 2>&1)
+	out=$(env AWS_BUILD="$TMP/build" AWS_SHELLCHECK="$TMP/clean-shellcheck" "$@" bash "$AWS_TOP/harness/test/check-style.sh" default 2>&1)
 	st=$?
 	lines=$(grep -E '^(not )?ok [0-9]+ ' <<<"$out" |
 		awk -v g="$glob" '{ name = ($1 == "not") ? $4 : $3 } name ~ g')

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench-cost` guest job: the cost of the hooks on a fault- and
-# reclaim-heavy microbenchmark.  Driven by harness/bench-cost.sh, which boots
+# reclaim-heavy microbenchmark.  Driven by harness/bench/bench-cost.sh, which boots
 # this job under QEMU's -icount (guest virtual time proportional to the
 # instructions executed) once on the unpatched kernel and once on the
 # patched one, with the arguments (runner.py --args) KEY=VALUE ...:

@@ -14,7 +14,7 @@
 #          spin stays well under the soft-lockup threshold (20 s), so
 #          softlockup_panic cannot panic the guest before the stall report;
 #   panic  sysrq c crashes the kernel.
-# harness/test.sh scans each section on its own with the shared console scan
+# harness/test/test.sh scans each section on its own with the shared console scan
 # and checks that each trips it with its own pattern.
 SMOKE=$AWS_TOOLS/module/aws_smoke.ko
 mark() { echo "aws-negative: section $1" >/dev/kmsg; }

@@ -15,7 +15,7 @@
 # judged in (--fault-young --refault-deactivate, docs/hold.md), and
 # harness/experiment/dist.py's summary, goals and CDF plot.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 SIM=$AWS_BUILD/userspace/aws-sim
 [ -x "$SIM" ] || die "$SIM missing (run: make userspace)"

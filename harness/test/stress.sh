@@ -16,7 +16,7 @@
 # ordered pair of policies twice, however many there are (make test runs
 # the same suites smaller still).
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 VARIANT=${1:-default}
 if [ "${STRESS_SCALE:-long}" = short ]; then

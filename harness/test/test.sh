@@ -46,7 +46,7 @@
 # suites).  Every KTAP document must emit exactly the cases its plan line
 # announces.  Exit status is non-zero if anything failed.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 VARIANT=${1:-default}
 RUNNER=$AWS_TOP/harness/boot/runner.py
@@ -188,7 +188,7 @@ if [ "$(cat "$STYLE_KEY_FILE" 2>/dev/null)" = "$style_key" ] && [ -s "$AWS_LOGS/
 	style_note="unchanged since they passed (key $style_key): ${AWS_LOGS#"$AWS_TOP"/}/style.ktap"
 else
 	rm -f "$STYLE_KEY_FILE"
-	bash "$AWS_TOP/harness/check-style.sh" "$VARIANT" >"$AWS_LOGS/style.ktap" &&
+	bash "$AWS_TOP/harness/test/check-style.sh" "$VARIANT" >"$AWS_LOGS/style.ktap" &&
 		echo "$style_key" >"$STYLE_KEY_FILE"
 	style_note=
 fi
@@ -270,14 +270,14 @@ done
 # guest calls and the runs stress.sh asks the manifest for.  In a full run
 # every guest call not under a condition must also have been reaped.
 mruns=$(awk '$1 !~ /^#/ && NF == 3 { print $1 }' "$AWS_MANIFEST" | sort -u)
-tcalls=$(grep -v '^[[:space:]]*#' "$AWS_TOP/harness/test.sh" |
+tcalls=$(grep -v '^[[:space:]]*#' "$AWS_TOP/harness/test/test.sh" |
 	grep -oE '(^[[:space:]]*|(\|\||&&)[[:space:]]*)guest [a-z0-9-]+' | awk '{ print $NF }' | sort -u)
-scalls=$(grep -v '^[[:space:]]*#' "$AWS_TOP/harness/stress.sh" |
+scalls=$(grep -v '^[[:space:]]*#' "$AWS_TOP/harness/test/stress.sh" |
 	grep -oE 'manifest_suites [a-z0-9-]+' | awk '{ print $2 }' | sort -u)
 unknown=$(comm -23 <(echo "$mruns") <(sort -u <<<"$tcalls"$'\n'"$scalls") | tr '\n' ' ')
 unreaped=
 if [ -z "${AWS_SUITES:-}" ]; then
-	uncond=$(grep -oE '^[[:space:]]*guest [a-z0-9-]+' "$AWS_TOP/harness/test.sh" |
+	uncond=$(grep -oE '^[[:space:]]*guest [a-z0-9-]+' "$AWS_TOP/harness/test/test.sh" |
 		awk '{ print $2 }' | sort -u | comm -12 - <(echo "$mruns"))
 	unreaped=$(comm -23 <(echo "$uncond") <(printf '%s\n' "${GUEST_RUNS[@]}" | sort -u) | tr '\n' ' ')
 fi

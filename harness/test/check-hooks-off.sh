@@ -8,7 +8,7 @@
 # sites must compile to the stock code and nothing may reference a symbol
 # that only exists with the option on.
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 # Flags of a calling make (e.g. -s from `make -s kernel`) would silence the
 # kernel build log that the progress lines and error reports read.
 unset MAKEFLAGS MFLAGS MAKELEVEL

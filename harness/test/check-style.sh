@@ -20,7 +20,7 @@
 # override the tools (harness/unit/test-check-style.sh uses them to break each
 # one).
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 # A calling make's -s would silence kbuild's CHECK lines counted below.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 

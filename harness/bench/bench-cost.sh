@@ -27,14 +27,14 @@
 # Output in build/bench-cost/<UTC time>/ (latest -> newest): runs.tsv (every
 # run of both boots), info-*.txt, summary.txt (what is printed at the end).
 #
-# usage: harness/bench-cost.sh
+# usage: harness/bench/bench-cost.sh
 # The settings are fixed, those of every figure in docs/results.md (they
 # were environment variables; one set now fails rather than being ignored).
 set -euo pipefail
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 for v in REPS BOOTS WRITES SIZE LIMIT ICOUNT; do
-	[ -z "${!v:-}" ] || die "make bench-cost's $v is fixed (harness/bench-cost.sh): unset it"
+	[ -z "${!v:-}" ] || die "make bench-cost's $v is fixed (harness/bench/bench-cost.sh): unset it"
 done
 REPS=5 BOOTS=2 WRITES=40000 SIZE=64M LIMIT=32M ICOUNT=shift=0,sleep=off
 # -icount is TCG only; the verdict is the same on every host this way
