@@ -565,7 +565,7 @@ def main(argv):
     b.add_argument("--icount", default="", help="QEMU -icount suboptions (TCG only)")
     b.add_argument("--suites", default="", help="the suites the job runs: count their KTAP")
     b.add_argument("--args", default="", help="the job's arguments (AWS_ARGS in the guest)")
-    b.add_argument("--env", default="", help="AWS_X=1,AWS_Y=2: exported for the guest's suites")
+    b.add_argument("--env", default="", help="CYCLES=8,FLIPS=pairs: settings for the guest suites (GUEST_SETTINGS)")
     b.add_argument("--input", action="append", default=[],
                    help="a file the guest finds in /tmp/input (by its base name)")
     b.add_argument("--progress", action="store_true", help="echo the guest's '# ' lines")

@@ -2,20 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make test`: build what is missing, run the style checks, boot the guest
-# suites with the userspace unit tests beside them, check that the harness reports a
-# guest kernel WARN, RCU stall and crash as failures, then that make run
-# loses only a killed guest's cell, resumes it, kills a run past its time
-# limit, and merges shards (harness/experiment/check-shards.sh, about two
-# minutes after the lanes), and end
-# with the line "N passed, N failed".
+# suites with the userspace unit tests beside them, check that the harness
+# reports a guest kernel WARN, RCU stall and crash as failures and that
+# make run loses only a killed guest's cell, resumes it, kills a run past
+# its time limit, and merges shards (harness/experiment/check-shards.sh),
+# and end with the line "N passed, N failed".
 #
-# The guest suites run in two lanes at once (one host core each, TCG is
-# single-threaded): lane 1 boots guest A, then guest C, booted with
-# cgroup_disable=memory; lane 2 boots guest B, then the negative guest,
-# which fires a WARN_ON, stalls RCU and panics on purpose, and on 6.12 the
-# BPF guest (measured, the two lanes are about as long: on 6.1 A 83 s and
-# C 19 s, B 90 s and the negative guest 13 s; on 6.12 A 203 s and C 31 s,
-# B 191 s, negative 14 s and BPF 89 s).
+# The guest jobs run two at a time (one host core each, TCG is
+# single-threaded), longest first, each taking the first free slot: guest
+# A, guest B, on 6.12 the BPF guest, make run's guests, guest C (booted
+# with cgroup_disable=memory), and the negative guest, which fires a
+# WARN_ON, stalls RCU and panics on purpose.
 # Which suites each guest runs, and how many cases each must emit, is
 # harness/boot/manifest's (test-a: module, policies, fidelity, clocks;
 # test-b: filerule, reliability at make-test size, tracing, hostile, cgroups
@@ -74,8 +71,8 @@ host_ktap() {
 }
 GUEST_RUNS=()
 # guest NAME MEM TIMEOUT KARGS ENV: boot the suites job (in the foreground;
-# the lanes below run in the background) with kernel arguments KARGS and
-# suite settings ENV ("AWS_X=1,AWS_Y=2"); the runner's output goes to
+# the two workers below run in the background) with kernel arguments KARGS
+# and suite settings ENV ("CYCLES=8,FLIPS=pairs"); the runner's output goes to
 # run-NAME.log, its verdict to build/runs/NAME/verdict.json.  The suites
 # are the manifest's for NAME (or AWS_SUITES').
 guest() {
@@ -112,6 +109,38 @@ verdict() {
 negative_guest() {
 	python3 "$RUNNER" boot negative --name negative --mem 256M --cpus 2 --variant "$VARIANT" \
 		--timeout 150 >"$AWS_LOGS/run-negative.log" 2>&1
+}
+# queue_next FILE: the next index of a job queue two workers share (the
+# count in FILE, taken under a lock on FILE.lock).
+queue_next() {
+	(
+		flock 9 || exit 1
+		n=$(cat "$1")
+		echo $((n + 1)) >"$1"
+		echo "$n"
+	) 9>"$1.lock"
+}
+# guest_job NAME: one of make test's guest jobs (the guests' sizes and
+# limits; test-b's flips walk every ordered pair of policies once).
+guest_job() {
+	case $1 in
+	test-a)
+		guest test-a 256M 900 "" "" ;;
+	test-b)
+		guest test-b 512M 900 "" CYCLES=8,FLIPS=pairs,LIMIT_MB=16 ;;
+	test-c)
+		guest test-c 192M 600 cgroup_disable=memory "" ;;
+	# 6.12's BPF policies (6.1 has no struct_ops in module BTF).  The
+	# debug kernel asks for 512M: asked for 256M (376M with its reserve)
+	# it ran short under this suite's traced windows: the root memcg's
+	# events showed under both siblings' policies and the counters moved
+	# past their tolerance (docs/bpf.md)
+	test-bpf)
+		[ "$AWS_KVER" = 6.1 ] || guest test-bpf "$([ "$VARIANT" = debug ] && echo 512M || echo 256M)" 600 "" "" ;;
+	negative) negative_guest ;;
+	shards)
+		bash "$AWS_TOP/harness/experiment/check-shards.sh" "$VARIANT" >"$AWS_LOGS/shards.ktap" ;;
+	esac
 }
 # negative_check NAME SECTION PATTERN: the console lines between the marker
 # of SECTION and the next marker must trip console_scan, on a line matching
@@ -208,28 +237,36 @@ if [ -n "${AWS_SUITES:-}" ]; then
 	reap test
 	stage_done
 else
+	# The guest jobs, two at a time (TCG runs a guest on one host thread,
+	# and CI has two cores), longest first, each to the first free slot:
+	# warm on 6.1, test-a 165 s, test-b 115 s, make run's guests 47 s,
+	# test-c 21 s, negative 11 s; on 6.12 the BPF guest 65 s besides.
+	# Two fixed lanes left one core idle for a minute while the other ran
+	# make run's guests after them.
+	GUEST_JOBS=(test-a test-b)
 	BPF_STAGE=
-	[ "$AWS_KVER" = 6.1 ] || BPF_STAGE=", then the BPF guest ($(manifest_suites test-bpf))"
-	stage "guests, two lanes: A ($(manifest_suites test-a)), then C" \
-		"(cgroup_disable=memory: $(manifest_suites test-c)); B ($(manifest_suites test-b))," \
-		"then a guest that must be reported for a WARN, an RCU stall and a panic$BPF_STAGE"
-	{
-		guest test-a 256M 900 "" ""
-		guest test-c 192M 600 cgroup_disable=memory ""
-	} &
-	lane1=$!
-	{
-		# flips enough to walk every ordered pair of policies once
-		guest test-b 512M 900 "" CYCLES=8,FLIPS=pairs,LIMIT_MB=16
-		negative_guest
-		# 6.12's BPF policies (6.1 has no struct_ops in module BTF).  The
-		# debug kernel asks for 512M: asked for 256M (376M with its
-		# reserve) it ran short under this suite's traced windows: the
-		# root memcg's events showed under both siblings' policies and
-		# the counters moved past their tolerance (docs/bpf.md)
-		[ "$AWS_KVER" = 6.1 ] || guest test-bpf "$([ "$VARIANT" = debug ] && echo 512M || echo 256M)" 600 "" ""
-	} &
-	wait $lane1 $!
+	if [ "$AWS_KVER" != 6.1 ]; then
+		GUEST_JOBS+=(test-bpf)
+		BPF_STAGE="; the BPF guest ($(manifest_suites test-bpf))"
+	fi
+	GUEST_JOBS+=(shards test-c negative)
+	stage "guests, two at a time: A ($(manifest_suites test-a)); B ($(manifest_suites test-b))$BPF_STAGE;" \
+		"make run's (a guest killed mid-run, the run resumed, a run over its limit, two shards" \
+		"merged: ${AWS_LOGS#"$AWS_TOP"/}/shards.log); C (cgroup_disable=memory:" \
+		"$(manifest_suites test-c)); a guest that must be reported for a WARN, an RCU stall and a panic"
+	QUEUE=$(mktemp)
+	echo 0 >"$QUEUE"
+	worker() {
+		local i
+		while i=$(queue_next "$QUEUE") && [ "$i" -lt ${#GUEST_JOBS[@]} ]; do
+			guest_job "${GUEST_JOBS[$i]}"
+		done
+	}
+	worker &
+	w1=$!
+	worker &
+	wait $w1 $!
+	rm -f "$QUEUE" "$QUEUE.lock"
 	reap test-a
 	reap test-b
 	reap test-c
@@ -238,11 +275,6 @@ else
 	negative_check harness_reports_guest_warn warn 'WARNING:.*aws_smoke'
 	negative_check harness_reports_rcu_stall stall 'self-detected stall'
 	negative_check harness_reports_guest_panic panic 'Kernel panic'
-	stage_done
-
-	# make run's own guests, after the lanes (two of them boot at once)
-	stage "make run: a guest killed mid-run, the run resumed, a run over its limit, two shards merged (${AWS_LOGS#"$AWS_TOP"/}/shards.log)"
-	bash "$AWS_TOP/harness/experiment/check-shards.sh" "$VARIANT" >"$AWS_LOGS/shards.ktap"
 	host_ktap shards "$AWS_LOGS/shards.ktap"
 	stage_done
 fi
