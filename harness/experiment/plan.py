@@ -6,6 +6,7 @@ read, checked and expanded into the runs each guest makes.
 usage: plan.py list                       the plans there are
        plan.py check [PLAN...]            every plan (or these) is well formed
        plan.py cells PLAN [--only GLOBS]  its cells' names, in the plan's order
+       plan.py module-policies            the module's policies, in its order
 
 A plan is data (short.plan documents the format): a header, then cells,
 each with its memory limit, policies, command and the question it asks.
@@ -293,6 +294,8 @@ def main(argv):
             for p in argv[1:] or names():
                 header, plan_cells = check(p)
                 print("%s: %d cells, %s reps" % (p, len(plan_cells), header["reps"]))
+        elif argv == ["module-policies"]:
+            print(" ".join(module_policies()))
         elif argv[:1] == ["cells"] and len(argv) in (2, 4) and argv[2:3] in ([], ["--only"]):
             only = argv[3] if len(argv) == 4 else ""
             for c in cells(argv[1], selection(only=only)):

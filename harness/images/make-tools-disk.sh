@@ -30,8 +30,8 @@ cp -a "$AWS_TOP/harness/guest" "$STAGE/guest"
 # the suites' plan lines come from the manifest; the module suite checks
 # the policy list against the registry and /proc against its reference page
 cp -a "$AWS_TOP/harness/boot/manifest" "$STAGE/manifest"
-sed -n 's/^AWS_POLICY(\([a-z0-9_]*\))$/\1/p' "$AWS_TOP/include/aws_policy_list.h" | xargs \
-	>"$STAGE/policies"
+python3 "$AWS_TOP/harness/experiment/plan.py" module-policies >"$STAGE/policies" ||
+	die "cannot read the module's policy list"
 cp -a "$AWS_TOP/docs/proc-anon_workingset.md" "$STAGE/"
 # the readme suite runs README's commands as printed
 cp -a "$AWS_TOP/README.md" "$STAGE/"
