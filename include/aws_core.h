@@ -96,12 +96,12 @@
  *
  * Each policy is one file in module/policies/ written against
  * include/aws_policy.h. Five stand for a real kernel, on both LRU types:
- * stock (6.1 as shipped), baseline (5.8), protect (the seed's patches
- * 1-2), detect (the whole seed series), upstream (6.1's algorithm run by
- * the module); example, stable and hold are the project's own. Which
- * events age which clock and what a refault distance is compared with
- * decide the file LRU's behaviour as much as the anon one's, so each file
- * says both.
+ * stock (the running kernel as shipped), baseline (5.8), protect (the
+ * seed's patches 1-2), detect (the whole seed series), upstream (6.1's
+ * algorithm run by the module); example, stable, hold and hold2 are the
+ * project's own. Which events age which clock and what a refault
+ * distance is compared with decide the file LRU's behaviour as much as
+ * the anon one's, so each file says both.
  *
  * PG_workingset on swap-in (4.20 to the seed) marks only swap-ins through
  * the swap cache, never the SWP_SYNCHRONOUS_IO (zram) path, as in those

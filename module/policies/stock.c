@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stock - Linux 6.1 as shipped
+ * stock - the running kernel as shipped (6.1 or 6.12)
  *
  * Takes no decision: every hook declines and the kernel runs its own code.
  * New and swapped-in anon folios start inactive, anon and file evictions
@@ -14,6 +14,6 @@
 
 const struct aws_policy aws_policy_stock = {
 	.name = "stock",
-	.description = "Linux 6.1 as shipped: every decision declined",
+	.description = "the running kernel as shipped: every decision declined",
 	.clock = AWS_CLOCK_SHARED,
 };

@@ -85,7 +85,7 @@ static const struct expect {
 		/* the ratio parameter is ignored */
 		.ratio = RATIO_STOCK,
 		.is_stock = true,
-		.why = "stock: 6.1 as shipped, every decision declined",
+		.why = "stock: the kernel as shipped, every decision declined",
 	},
 	{
 		.name = "baseline",
