@@ -20,11 +20,22 @@
 #   make bench-cost  cost of the hooks under -icount: unpatched vs patched, policies vs stock
 #   make shell       interactive guest on the serial console (MEM=, CPUS=)
 #   make bpf         (KVER=6.12) libbpf, bpftool, the BPF policies and their loader
+#   make bpf-policy  SRC=path/NAME.bpf.c: your BPF policy, on the 6.12 tools disk
 #   make check-style checkpatch --strict, sparse, ShellCheck;  make check-hooks-off
 #   VARIANT=debug    any of the above on the debug kernel (KASAN, lockdep, ...)
 #   KVER=6.12        any of the above on Debian's 6.12 (patches/6.12/) instead of 6.1
 
 VARIANT ?= default
+# make bpf-policy is 6.12's (the only kernel with BPF policies)
+ifneq ($(filter bpf-policy,$(MAKECMDGOALS)),)
+KVER ?= 6.12
+ifneq ($(KVER),6.12)
+$(error make bpf-policy builds for 6.12, not KVER=$(KVER))
+endif
+ifeq ($(SRC),)
+$(error make bpf-policy needs SRC=path/to/NAME.bpf.c, the policy to build)
+endif
+endif
 KVER ?= 6.1
 ifeq ($(filter 6.1 6.12,$(KVER)),)
 $(error KVER=$(KVER): the kernels are 6.1 (the default) and 6.12)
@@ -46,7 +57,7 @@ endif
 UNIT_BINDIR := $(B)/userspace-tests
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: all deps kernel rootfs module userspace tools bpf selftests unit test quick run merge sim \
+.PHONY: all deps kernel rootfs module userspace tools bpf bpf-policy selftests unit test quick run merge sim \
 	stress bench-cost shell clean distclean check-style check-hooks-off
 
 all: kernel rootfs module userspace tools
@@ -88,6 +99,11 @@ bpf: module
 ifeq ($(KVER),6.12)
 tools: bpf
 endif
+
+# One BPF policy of yours, a file anywhere: built like the project's, with
+# its libbpf skeleton, and put on the tools disk (docs/bpf.md).
+bpf-policy: deps tools
+	@bash harness/images/build-bpf-policy.sh $(VARIANT) '$(SRC)'
 
 # The kernel tree's mm selftests, static (make stress ships them on the tools
 # disk; make test does not build them).

@@ -142,6 +142,43 @@ guest_job() {
 		bash "$AWS_TOP/harness/experiment/check-shards.sh" "$VARIANT" >"$AWS_LOGS/shards.ktap" ;;
 	esac
 }
+# bpf_policy_checks: make bpf-policy's builder (build-bpf-policy.sh) on
+# files outside the tree.  The template, copied as mine.bpf.c, builds
+# with its skeleton; a file that does not compile (clang's error shown),
+# a name the module would refuse, a file that is not NAME.bpf.c, no such
+# file, and make bpf-policy on 6.1 or without SRC are refused with why.
+bpf_policy_checks() {
+	local d out bad='' b
+	d=$(mktemp -d)
+	sed 's/\.name = "template"/.name = "mine"/' "$AWS_TOP/userspace/bpf/template.bpf.c" >"$d/mine.bpf.c"
+	if out=$(bash "$AWS_TOP/harness/images/build-bpf-policy.sh" "$VARIANT" "$d/mine.bpf.c" "$d/out" 2>&1) &&
+		[ -s "$d/out/mine.bpf.o" ] && grep -q '^struct mine {' "$d/out/mine.skel.h"; then
+		host_result ok bpf_policy_builds_a_file_anywhere "mine.bpf.o and mine.skel.h"
+	else
+		host_result not-ok bpf_policy_builds_a_file_anywhere "$(tail -n 3 <<<"$out" | tr '\n' ' ')"
+	fi
+	printf 'int x = ;\n' >"$d/broken.bpf.c"
+	cp "$d/mine.bpf.c" "$d/toolongname.bpf.c"
+	cp "$d/mine.bpf.c" "$d/mine.c"
+	for b in "broken.bpf.c:error: expected expression" "toolongname.bpf.c:1 to 8 of" \
+		"mine.c:a file NAME.bpf.c" "none.bpf.c:no such file"; do
+		if out=$(bash "$AWS_TOP/harness/images/build-bpf-policy.sh" "$VARIANT" "$d/${b%%:*}" "$d/out" 2>&1) ||
+			! grep -q -- "${b#*:}" <<<"$out"; then
+			bad+=" ${b%%:*}: $(tail -n 1 <<<"$out")"
+		fi
+	done
+	out=$(make -s --no-print-directory -C "$AWS_TOP" bpf-policy KVER=6.1 SRC="$d/mine.bpf.c" 2>&1) &&
+		bad+=" KVER=6.1 accepted"
+	grep -q 'builds for 6.12' <<<"$out" || bad+=" KVER=6.1: $out"
+	out=$(make -s --no-print-directory -C "$AWS_TOP" bpf-policy 2>&1) && bad+=" no SRC accepted"
+	grep -q 'needs SRC=' <<<"$out" || bad+=" no SRC: $out"
+	if [ -z "$bad" ]; then
+		host_result ok bpf_policy_refuses_with_why "a compile error, a long name, not NAME.bpf.c, no file, 6.1, no SRC"
+	else
+		host_result not-ok bpf_policy_refuses_with_why "$bad"
+	fi
+	rm -rf "$d"
+}
 # negative_check NAME SECTION PATTERN: the console lines between the marker
 # of SECTION and the next marker must trip console_scan, on a line matching
 # PATTERN; the boot before the first marker must not trip it at all.
@@ -223,6 +260,7 @@ else
 fi
 host_ktap style "$AWS_LOGS/style.ktap"
 stage_done "$style_note"
+[ "$AWS_KVER" = 6.1 ] || bpf_policy_checks
 
 # Probe KVM once here, not in each of the guests started at once below.
 accel=$(python3 "$RUNNER" accel --variant "$VARIANT") || { echo "0 passed, 1 failed"; exit 1; }

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * template - a BPF policy with every member of struct aws_bpf_ops, to copy
+ *
+ * Copy this file anywhere as NAME.bpf.c, change the decisions, then
+ *
+ *	make bpf-policy SRC=path/to/NAME.bpf.c	(builds against the 6.12 tree)
+ *	make shell KVER=6.12
+ *	aws-bpf-load -c /sys/fs/cgroup/CG /mnt/tools/bpf/user/NAME.bpf.o
+ *
+ * (docs/bpf.md, "Writing one").  What each decision means, and when it is
+ * asked, is include/aws_policy.h's; every program runs in atomic context.
+ * A member you delete is declined: the kernel runs its own code for it.
+ *
+ * As it stands the template is detect (the seed's series) with the
+ * baseline's and the seed's other knobs spelled out as the answers stock
+ * gives, and a count of long refaults in its state: the bpf suite attaches
+ * it as it is.
+ */
+#include "aws_bpf_policy.h"
+
+char _license[] SEC("license") = "GPL";
+
+/* A new anon folio: YES starts it active, NO inactive (the seed's). */
+SEC("struct_ops/new_anon")
+enum aws_decision BPF_PROG(template_new_anon, const struct aws_folio *f,
+			   struct aws_bpf_state *state)
+{
+	return AWS_NO;
+}
+
+/* Read from swap through the swap cache: YES marks it PG_workingset. */
+SEC("struct_ops/swapin")
+enum aws_decision BPF_PROG(template_swapin, const struct aws_folio *f,
+			   struct aws_bpf_state *state)
+{
+	return AWS_YES;
+}
+
+/* The folio of a swap-in fault was mapped: YES activates it. */
+SEC("struct_ops/swapin_mapped")
+enum aws_decision BPF_PROG(template_swapin_mapped, const struct aws_folio *f,
+			   struct aws_bpf_state *state)
+{
+	return AWS_NO;
+}
+
+/* Leaving the swap cache: YES leaves a shadow on this policy's clock. */
+SEC("struct_ops/evict")
+enum aws_decision BPF_PROG(template_evict, const struct aws_folio *f,
+			   struct aws_bpf_state *state)
+{
+	return f->nr_pages == 1 ? AWS_YES : AWS_NO;
+}
+
+/*
+ * A swap-in found one of this policy's shadows: YES activates.  Report
+ * what the distance was compared with; r->quiet = true would keep the
+ * activation out of WORKINGSET_ACTIVATE_ANON.
+ */
+SEC("struct_ops/refault")
+enum aws_decision BPF_PROG(template_refault, struct aws_refault *r,
+			   struct aws_bpf_state *state)
+{
+	r->workingset_size = r->sizes.active_anon;
+	if (r->distance <= r->workingset_size)
+		return AWS_YES;
+	if (state)			/* NULL: no memcg, or no state */
+		state->words[0]++;	/* long refaults of this lruvec */
+	return AWS_NO;
+}
+
+/* An anon folio was activated: YES ages this policy's clock. */
+SEC("struct_ops/age")
+enum aws_decision BPF_PROG(template_age, const struct aws_folio *f,
+			   struct aws_bpf_state *state)
+{
+	return AWS_YES;
+}
+
+/* One young PTE on an inactive anon folio: YES activates it now. */
+SEC("struct_ops/first_reference")
+enum aws_decision BPF_PROG(template_first_reference, const struct aws_folio *f,
+			   struct aws_bpf_state *state)
+{
+	return AWS_NO;
+}
+
+/* A referenced folio on the active list: YES keeps it active. */
+SEC("struct_ops/keep_active")
+enum aws_decision BPF_PROG(template_keep_active, const struct aws_folio *f,
+			   struct aws_bpf_state *state)
+{
+	return AWS_NO;
+}
+
+/* The anon list is low when inactive * ratio < active: the ratio. */
+SEC("struct_ops/inactive_ratio")
+unsigned long BPF_PROG(template_inactive_ratio, const struct aws_lru_sizes *s,
+		       unsigned long stock_ratio, struct aws_bpf_state *state)
+{
+	return stock_ratio;
+}
+
+/* What a file refault's distance is compared with. */
+AWS_BPF_FILE_WORKINGSET_ACTIVE(template_file_workingset)
+
+/* Each (memcg, node) state starts zeroed; set other starting values here. */
+SEC("struct_ops/state_init")
+void BPF_PROG(template_state_init, struct aws_bpf_state *state)
+{
+}
+
+SEC(".struct_ops.link")
+struct aws_bpf_ops template = {
+	.new_anon = (void *)template_new_anon,
+	.swapin = (void *)template_swapin,
+	.swapin_mapped = (void *)template_swapin_mapped,
+	.evict = (void *)template_evict,
+	.refault = (void *)template_refault,
+	.age = (void *)template_age,
+	.first_reference = (void *)template_first_reference,
+	.keep_active = (void *)template_keep_active,
+	.inactive_ratio = (void *)template_inactive_ratio,
+	.file_workingset = (void *)template_file_workingset,
+	.state_init = (void *)template_state_init,
+	/* AWS_CLOCK_NONE, _ANON (a clock of its own) or _SHARED (stock's) */
+	.clock = AWS_CLOCK_ANON,
+	/* bytes of state per (memcg, node): 0 or up to 64 (state->words[8]) */
+	.state_size = sizeof(__u64),
+	/* 1 to 8 of [a-z0-9_], unique among the running policies */
+	.name = "template",
+	.description = "every member, to copy: detect, counting long refaults",
+};
