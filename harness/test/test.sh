@@ -8,7 +8,7 @@
 # its time limit, and merges shards (harness/experiment/check-shards.sh),
 # and end with the line "N passed, N failed".
 #
-# The guest jobs run two at a time (one host core each, TCG is
+# The test guests run two at a time (one host core each, TCG is
 # single-threaded), longest first, each taking the first free slot: guest
 # A, guest B, on 6.12 the BPF guest, make run's guests, guest C (booted
 # with cgroup_disable=memory), and the negative guest, which fires a
@@ -120,9 +120,9 @@ queue_next() {
 		echo "$n"
 	) 9>"$1.lock"
 }
-# guest_job NAME: one of make test's guest jobs (the guests' sizes and
+# test_guest NAME: one of make test's guests (their sizes and
 # limits; test-b's flips walk every ordered pair of policies once).
-guest_job() {
+test_guest() {
 	case $1 in
 	test-a)
 		guest test-a 256M 900 "" "" ;;
@@ -275,19 +275,19 @@ if [ -n "${AWS_SUITES:-}" ]; then
 	reap test
 	stage_done
 else
-	# The guest jobs, two at a time (TCG runs a guest on one host thread,
+	# The test guests, two at a time (TCG runs a guest on one host thread,
 	# and CI has two cores), longest first, each to the first free slot:
 	# warm on 6.1, test-a 165 s, test-b 115 s, make run's guests 47 s,
 	# test-c 21 s, negative 11 s; on 6.12 the BPF guest 65 s besides.
 	# Two fixed lanes left one core idle for a minute while the other ran
 	# make run's guests after them.
-	GUEST_JOBS=(test-a test-b)
+	TEST_GUESTS=(test-a test-b)
 	BPF_STAGE=
 	if [ "$AWS_KVER" != 6.1 ]; then
-		GUEST_JOBS+=(test-bpf)
+		TEST_GUESTS+=(test-bpf)
 		BPF_STAGE="; the BPF guest ($(manifest_suites test-bpf))"
 	fi
-	GUEST_JOBS+=(shards test-c negative)
+	TEST_GUESTS+=(shards test-c negative)
 	stage "guests, two at a time: A ($(manifest_suites test-a)); B ($(manifest_suites test-b))$BPF_STAGE;" \
 		"make run's (a guest killed mid-run, the run resumed, a run over its limit, two shards" \
 		"merged: ${AWS_LOGS#"$AWS_TOP"/}/shards.log); C (cgroup_disable=memory:" \
@@ -296,8 +296,8 @@ else
 	echo 0 >"$QUEUE"
 	worker() {
 		local i
-		while i=$(queue_next "$QUEUE") && [ "$i" -lt ${#GUEST_JOBS[@]} ]; do
-			guest_job "${GUEST_JOBS[$i]}"
+		while i=$(queue_next "$QUEUE") && [ "$i" -lt ${#TEST_GUESTS[@]} ]; do
+			test_guest "${TEST_GUESTS[$i]}"
 		done
 	}
 	worker &
