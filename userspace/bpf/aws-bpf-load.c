@@ -21,8 +21,9 @@
  * loaders: open, load, attach, wait, destroy the link.
  *
  * Exit status: 0 after a clean detach, 1 if the policy could not be
- * loaded or attached (the reason is printed; an attach the module refuses
- * says why in the kernel log), 2 for bad usage.
+ * loaded or attached (the reason is printed: the end of the verifier's
+ * log, and the module's own messages, read back from the kernel log
+ * where it wrote them), 2 for bad usage.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +59,41 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 	if (level == LIBBPF_DEBUG)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+/*
+ * The kernel log from here on (-1 if it cannot be read): the module says
+ * there why it refuses a policy, and kmsg_reasons() prints its lines.
+ */
+static int kmsg_from_now(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* The module's kernel log records since kmsg_from_now(), on stderr. */
+static void kmsg_reasons(int fd)
+{
+	char rec[2048];
+	const char *msg;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');	/* after "level,seq,time,flags;" */
+		if (msg && !strncmp(msg + 1, "anon_workingset: ", 17))
+			fprintf(stderr, "aws-bpf-load: the module said: %s", msg + 18);
+	}
 }
 
 /* -D: CAP_SYS_ADMIN out of the effective set, the others kept. */
@@ -132,7 +168,7 @@ int main(int argc, char **argv)
 	struct bpf_object *obj;
 	char path[4096];
 	bool global = false, nocap = false;
-	int opt, status = 1;
+	int opt, status = 1, kmsg = -1;
 	struct pollfd pfd;
 
 	while ((opt = getopt(argc, argv, "gc:D")) != -1) {
@@ -175,6 +211,7 @@ int main(int argc, char **argv)
 	}
 	/* Attached below, once every map and program is loaded. */
 	bpf_map__set_autoattach(ops, false);
+	kmsg = kmsg_from_now();
 	if (bpf_object__load(obj)) {
 		/* the verifier's reasons are at the end of its log */
 		if (log[0])
@@ -182,6 +219,7 @@ int main(int argc, char **argv)
 				log);
 		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to load it: %s\n",
 			name, strerror(errno));
+		kmsg_reasons(kmsg);
 		goto out;
 	}
 	if (nocap && !drop_sys_admin()) {
@@ -191,17 +229,25 @@ int main(int argc, char **argv)
 	}
 	link = bpf_map__attach_struct_ops(ops);
 	if (!link) {
-		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to attach it: %s (the kernel log says why)\n",
+		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to attach it: %s\n",
 			name, strerror(errno));
+		kmsg_reasons(kmsg);
 		goto out;
 	}
-	if (global && !select_policy(POLICY_PARAM, name))
+	if (global && !select_policy(POLICY_PARAM, name)) {
+		kmsg_reasons(kmsg);
 		goto out;
+	}
 	if (cgroup) {
 		snprintf(path, sizeof(path), "%s/memory.anon_ws_policy", cgroup);
-		if (!select_policy(path, name))
+		if (!select_policy(path, name)) {
+			kmsg_reasons(kmsg);
 			goto out;
+		}
 	}
+	if (kmsg >= 0)
+		close(kmsg);
+	kmsg = -1;
 	printf("attached %s\n", name);
 	fflush(stdout);
 
@@ -214,6 +260,8 @@ int main(int argc, char **argv)
 	}
 	status = 0;
 out:
+	if (kmsg >= 0)
+		close(kmsg);
 	bpf_link__destroy(link);
 	bpf_object__close(obj);
 	if (!status) {
