@@ -29,13 +29,19 @@ struct mem_cgroup;
 #ifdef AWS_BPF_POLICIES
 #define AWS_BPF_SLOTS	4
 int aws_bpf_init(void);
+void aws_bpf_exit(void);
 #else
 #define AWS_BPF_SLOTS	0
 static inline int aws_bpf_init(void)
 {
 	return 0;
 }
+
+static inline void aws_bpf_exit(void)
+{
+}
 #endif
+extern atomic_long_t aws_bpf_ejections;	/* aws_stats.c shows it */
 
 /* aws_table.c: an element per (memcg id, node), allocated on first use */
 struct aws_table {

@@ -29,6 +29,14 @@
  * detach run under the module's parameter lock, which orders them
  * against policy writes, load and unload; while a policy is attached its
  * map holds a reference on the module, so rmmod waits for the detach.
+ *
+ * The way out: a callback that runs longer than bpf_budget_ms (a load
+ * parameter, 200 ms by default) gets its policy ejected.  The thunk that
+ * timed it queues a work that detaches the policy's link as `bpf_link
+ * detach` would (its users get their previous policy back, as above),
+ * counts it in /proc/anon_workingset (bpf_ejections) and says why in the
+ * kernel log, which the loader prints.  A program cannot be stopped
+ * halfway: the call that overran ends first, and the calls in flight.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_verifier.h>
@@ -38,6 +46,8 @@
 #include <linux/ctype.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched/clock.h>
+#include <linux/workqueue.h>
 
 #include "anon_workingset.h"
 #include "aws_trace.h"
@@ -86,15 +96,58 @@ struct aws_bpf_ops {
 	char description[AWS_BPF_DESCRIPTION_MAX];
 };
 
-/* A run slot: the attached program's ops and the policy that calls them. */
+/*
+ * A run slot: the attached program's ops and the policy that calls them,
+ * its link, and what the way out needs: the attach it belongs to (gen),
+ * and which callback overran, for how long.
+ */
 struct aws_bpf_slot {
 	struct aws_bpf_ops *ops;
 	struct aws_policy policy;
 	char name[AWS_POLICY_NAME_MAX + 1];
 	char description[AWS_BPF_DESCRIPTION_MAX];
+	struct bpf_link *link;
+	unsigned long gen;
+	atomic_t ejecting;
+	unsigned long eject_gen;
+	const char *eject_member;
+	u64 eject_ns;
+	struct work_struct eject_work;
 };
 
 static struct aws_bpf_slot aws_bpf_slots[AWS_BPF_SLOTS];
+
+static unsigned int bpf_budget_ms = 200;
+module_param(bpf_budget_ms, uint, 0444);
+MODULE_PARM_DESC(bpf_budget_ms,
+		 "a BPF policy whose callback runs longer (ms, 1..60000, 200 by default) is detached");
+static u64 aws_bpf_budget_ns;
+
+/*
+ * A callback of slot @n's program began at @t0 and just ended: if it ran
+ * over the budget, eject the policy (once; from any context).
+ */
+static void aws_bpf_timed(unsigned int n, const char *member, u64 t0)
+{
+	struct aws_bpf_slot *s = &aws_bpf_slots[n];
+	u64 ns = local_clock() - t0;
+
+	if (likely(ns <= aws_bpf_budget_ns) || atomic_cmpxchg(&s->ejecting, 0, 1))
+		return;
+	s->eject_gen = READ_ONCE(s->gen);
+	s->eject_member = member;
+	s->eject_ns = ns;
+	queue_work(system_unbound_wq, &s->eject_work);
+}
+
+/* Call slot @slot's @member as @call, timed against the budget. */
+#define AWS_BPF_TIMED(slot, member, call) ({				\
+	u64 __t0 = local_clock();					\
+	typeof(call) __ret = (call);					\
+									\
+	aws_bpf_timed(slot, #member, __t0);				\
+	__ret;								\
+})
 
 /*
  * The largest inactive ratio a program may answer: times any inactive list
@@ -433,6 +486,9 @@ static int aws_bpf_reg(void *kdata, struct bpf_link *link)
 	ret = aws_bpf_alloc(free);
 	if (ret)
 		goto out;
+	aws_bpf_slots[free].link = link;
+	aws_bpf_slots[free].gen++;
+	atomic_set(&aws_bpf_slots[free].ejecting, 0);
 	/* Pairs with the lookups' acquire: who sees it live sees it filled. */
 	smp_store_release(&aws_bpf_run(free)->live, true);
 	pr_info("anon_workingset: BPF policy %s attached (%s)\n", ops->name,
@@ -464,6 +520,7 @@ static void aws_bpf_unreg(void *kdata, struct bpf_link *link)
 	}
 	r = aws_bpf_run(n);
 	idx = aws_nr_policies + n;
+	aws_bpf_slots[n].link = NULL;
 	aws_switch_begin();
 	WRITE_ONCE(r->live, false);
 	if (aws_global == idx) {
@@ -489,6 +546,34 @@ static void aws_bpf_unreg(void *kdata, struct bpf_link *link)
 	kernel_param_unlock(THIS_MODULE);
 }
 
+/*
+ * The way out: detach the link of a policy whose callback overran, as
+ * BPF_LINK_DETACH does (it calls aws_bpf_unreg() and wakes the loader's
+ * poll), unless the policy it was queued for is gone already.  Under the
+ * parameter lock a slot's link, once set, is alive: its release calls
+ * aws_bpf_unreg(), which clears it under the same lock, before freeing.
+ */
+static void aws_bpf_eject_work(struct work_struct *work)
+{
+	struct aws_bpf_slot *s = container_of(work, struct aws_bpf_slot, eject_work);
+	struct bpf_link *link = NULL;
+
+	kernel_param_lock(THIS_MODULE);
+	if (s->link && s->gen == s->eject_gen)
+		link = bpf_link_inc_not_zero(s->link);
+	if (!IS_ERR_OR_NULL(link)) {
+		atomic_long_inc(&aws_bpf_ejections);
+		pr_warn("anon_workingset: BPF policy %s ejected: its %s callback ran %llu us, over the %u ms budget\n",
+			s->name, s->eject_member, div_u64(s->eject_ns, NSEC_PER_USEC),
+			bpf_budget_ms);
+	}
+	kernel_param_unlock(THIS_MODULE);
+	if (IS_ERR_OR_NULL(link))
+		return;
+	link->ops->detach(link);
+	bpf_link_put(link);
+}
+
 static struct bpf_struct_ops aws_bpf_struct_ops = {
 	.verifier_ops = &aws_bpf_verifier_ops,
 	.init = aws_bpf_btf_init,
@@ -509,11 +594,27 @@ int aws_bpf_init(void)
 	int ret;
 
 	BUILD_BUG_ON(ARRAY_SIZE(aws_bpf_thunks) != AWS_BPF_SLOTS);
-	for (n = 0; n < AWS_BPF_SLOTS; n++)
+	if (!bpf_budget_ms || bpf_budget_ms > 60000) {
+		pr_err("anon_workingset: bpf_budget_ms=%u: 1 to 60000 ms\n", bpf_budget_ms);
+		return -EINVAL;
+	}
+	aws_bpf_budget_ns = (u64)bpf_budget_ms * NSEC_PER_MSEC;
+	for (n = 0; n < AWS_BPF_SLOTS; n++) {
 		aws_bpf_run(n)->policy = &aws_bpf_slots[n].policy;
+		INIT_WORK(&aws_bpf_slots[n].eject_work, aws_bpf_eject_work);
+	}
 	ret = register_bpf_struct_ops(&aws_bpf_struct_ops, aws_bpf_ops);
 	if (ret)
 		pr_err("anon_workingset: cannot register the BPF policy type aws_bpf_ops (%d)\n",
 		       ret);
 	return ret;
+}
+
+/* At unload, before the policies go: no ejection may still be running. */
+void aws_bpf_exit(void)
+{
+	unsigned int n;
+
+	for (n = 0; n < AWS_BPF_SLOTS; n++)
+		flush_work(&aws_bpf_slots[n].eject_work);
 }

@@ -5,8 +5,9 @@
  * aws_bpf.c includes this once per slot, with AWS_BPF_SLOT defined as the
  * slot's number (hence no include guard): each expansion defines, for that
  * slot, one function per decision of struct aws_policy that calls the
- * same member of the BPF program attached to the slot, and the table
- * aws_bpf_thunks_<slot> of them.  A slot's policy points only at those of
+ * same member of the BPF program attached to the slot, timed against the
+ * budget (AWS_BPF_TIMED, aws_bpf.c), and the table aws_bpf_thunks_<slot>
+ * of them.  A slot's policy points only at those of
  * members the program fills (aws_bpf_fill()).
  */
 #define AWS_BPF_NAME2(name, slot)	aws_bpf_##name##_##slot
@@ -17,56 +18,65 @@
 static enum aws_decision AWS_BPF_THUNK(new_anon)(const struct aws_folio *f,
 						 void *state)
 {
-	return AWS_BPF_OPS->new_anon(f, state);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, new_anon,
+			     AWS_BPF_OPS->new_anon(f, state));
 }
 
 static enum aws_decision AWS_BPF_THUNK(swapin)(const struct aws_folio *f,
 					       void *state)
 {
-	return AWS_BPF_OPS->swapin(f, state);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, swapin,
+			     AWS_BPF_OPS->swapin(f, state));
 }
 
 static enum aws_decision AWS_BPF_THUNK(swapin_mapped)(const struct aws_folio *f,
 						      void *state)
 {
-	return AWS_BPF_OPS->swapin_mapped(f, state);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, swapin_mapped,
+			     AWS_BPF_OPS->swapin_mapped(f, state));
 }
 
 static enum aws_decision AWS_BPF_THUNK(evict)(const struct aws_folio *f,
 					      void *state)
 {
-	return AWS_BPF_OPS->evict(f, state);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, evict,
+			     AWS_BPF_OPS->evict(f, state));
 }
 
 static enum aws_decision AWS_BPF_THUNK(refault)(struct aws_refault *r,
 						void *state)
 {
-	return AWS_BPF_OPS->refault(r, state);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, refault,
+			     AWS_BPF_OPS->refault(r, state));
 }
 
 static enum aws_decision AWS_BPF_THUNK(age)(const struct aws_folio *f,
 					    void *state)
 {
-	return AWS_BPF_OPS->age(f, state);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, age,
+			     AWS_BPF_OPS->age(f, state));
 }
 
 static enum aws_decision AWS_BPF_THUNK(first_reference)(const struct aws_folio *f,
 							void *state)
 {
-	return AWS_BPF_OPS->first_reference(f, state);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, first_reference,
+			     AWS_BPF_OPS->first_reference(f, state));
 }
 
 static enum aws_decision AWS_BPF_THUNK(keep_active)(const struct aws_folio *f,
 						    void *state)
 {
-	return AWS_BPF_OPS->keep_active(f, state);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, keep_active,
+			     AWS_BPF_OPS->keep_active(f, state));
 }
 
 static unsigned long AWS_BPF_THUNK(inactive_ratio)(const struct aws_lru_sizes *s,
 						   unsigned long stock_ratio,
 						   void *state)
 {
-	unsigned long ratio = AWS_BPF_OPS->inactive_ratio(s, stock_ratio, state);
+	unsigned long ratio = AWS_BPF_TIMED(AWS_BPF_SLOT, inactive_ratio,
+			AWS_BPF_OPS->inactive_ratio(s, stock_ratio, state));
 
 	/*
 	 * inactive_is_low() multiplies it by the inactive list's pages: a
@@ -79,12 +89,16 @@ static unsigned long AWS_BPF_THUNK(inactive_ratio)(const struct aws_lru_sizes *s
 static unsigned long AWS_BPF_THUNK(file_workingset)(const struct aws_lru_sizes *s,
 						    unsigned long stock_size)
 {
-	return AWS_BPF_OPS->file_workingset(s, stock_size);
+	return AWS_BPF_TIMED(AWS_BPF_SLOT, file_workingset,
+			     AWS_BPF_OPS->file_workingset(s, stock_size));
 }
 
 static void AWS_BPF_THUNK(state_init)(void *state)
 {
+	u64 t0 = local_clock();
+
 	AWS_BPF_OPS->state_init(state);
+	aws_bpf_timed(AWS_BPF_SLOT, "state_init", t0);
 }
 
 static const struct aws_policy AWS_BPF_THUNK(thunks) = {

@@ -280,6 +280,8 @@ out_runs:
 
 static void __exit aws_exit(void)
 {
+	/* No ejection of a BPF policy runs after this. */
+	aws_bpf_exit();
 	/* No cgroup write can start after this. */
 	aws_cgroup_exit();
 	aws_exit_policies();

@@ -30,6 +30,8 @@
 
 DEFINE_PER_CPU(struct aws_counters, aws_counters);
 atomic_long_t aws_sweeps, aws_switches, aws_last_sweep, aws_dying_writes;
+/* BPF policies detached for a callback over budget (aws_bpf.c; 6.1: 0) */
+atomic_long_t aws_bpf_ejections;
 /* The sums at the last reset, under aws_base_lock. */
 static struct aws_counters aws_base;
 static DEFINE_MUTEX(aws_base_lock);
@@ -142,6 +144,7 @@ static int aws_show(struct seq_file *m, void *v)
 		   atomic_long_read(&aws_dying_writes));
 	seq_printf(m, "last_sweep_shadows %ld\n",
 		   atomic_long_read(&aws_last_sweep));
+	seq_printf(m, "bpf_ejections %ld\n", atomic_long_read(&aws_bpf_ejections));
 	seq_printf(m, "table_bytes %ld\n", atomic_long_read(&aws_table_bytes));
 	seq_printf(m, "table_alloc_failed %ld\n",
 		   atomic_long_read(&aws_table_failures));

@@ -16,13 +16,13 @@ BPF_ATTACH_MAX_MS=0 BPF_IDLE_MAX_MS=0 BPF_IDLE_MS=0
 bpf_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
 
 # bpf_policies: the BPF policies on the tools disk (not the programs the
-# verifier must refuse), one line, or nothing where there is no loader.
+# kernel must refuse or eject), one line, or nothing where there is no loader.
 bpf_policies() {
 	local f out=
 	[ -x "$AWS_BPF/aws-bpf-load" ] || return 0
 	for f in "$AWS_BPF"/*.bpf.o; do
 		f=${f##*/}
-		[[ $f == refused-* ]] || out+="${out:+ }${f%.bpf.o}"
+		[[ $f == refused-* || $f == ejected-* ]] || out+="${out:+ }${f%.bpf.o}"
 	done
 	echo "$out"
 }

@@ -23,7 +23,9 @@
  * Exit status: 0 after a clean detach, 1 if the policy could not be
  * loaded or attached (the reason is printed: the end of the verifier's
  * log, and the module's own messages, read back from the kernel log
- * where it wrote them), 2 for bad usage.
+ * where it wrote them), 2 for bad usage, 3 if the module ejected it (a
+ * callback ran over the module's bpf_budget_ms; the module's message
+ * printed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,15 +76,24 @@ static int kmsg_from_now(void)
 	return fd;
 }
 
-/* The module's kernel log records since kmsg_from_now(), on stderr. */
-static void kmsg_reasons(int fd)
+/*
+ * The module's kernel log records since kmsg_from_now() not read yet (all
+ * of them, or with @name only those about policy @name), on stderr; true
+ * if one says the module ejected it.  A refusal's reason is the module's
+ * last record: some cannot name the policy (a sleepable program, a bad
+ * name).
+ */
+static bool kmsg_reasons(int fd, const char *name)
 {
-	char rec[2048];
+	char rec[2048], about[64] = "";
+	bool ejected = false;
 	const char *msg;
 	ssize_t n;
 
 	if (fd < 0)
-		return;
+		return false;
+	if (name)
+		snprintf(about, sizeof(about), "BPF policy %s", name);
 	for (;;) {
 		n = read(fd, rec, sizeof(rec) - 1);
 		if (n < 0 && errno == EPIPE)
@@ -91,9 +102,13 @@ static void kmsg_reasons(int fd)
 			break;
 		rec[n] = '\0';
 		msg = strchr(rec, ';');	/* after "level,seq,time,flags;" */
-		if (msg && !strncmp(msg + 1, "anon_workingset: ", 17))
-			fprintf(stderr, "aws-bpf-load: the module said: %s", msg + 18);
+		if (!msg || strncmp(msg + 1, "anon_workingset: ", 17) ||
+		    !strstr(msg, about))
+			continue;
+		fprintf(stderr, "aws-bpf-load: the module said: %s", msg + 18);
+		ejected |= strstr(msg, " ejected: ") != NULL;
 	}
+	return ejected;
 }
 
 /* -D: CAP_SYS_ADMIN out of the effective set, the others kept. */
@@ -219,7 +234,7 @@ int main(int argc, char **argv)
 				log);
 		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to load it: %s\n",
 			name, strerror(errno));
-		kmsg_reasons(kmsg);
+		kmsg_reasons(kmsg, NULL);
 		goto out;
 	}
 	if (nocap && !drop_sys_admin()) {
@@ -231,23 +246,20 @@ int main(int argc, char **argv)
 	if (!link) {
 		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to attach it: %s\n",
 			name, strerror(errno));
-		kmsg_reasons(kmsg);
+		kmsg_reasons(kmsg, NULL);
 		goto out;
 	}
 	if (global && !select_policy(POLICY_PARAM, name)) {
-		kmsg_reasons(kmsg);
+		kmsg_reasons(kmsg, NULL);
 		goto out;
 	}
 	if (cgroup) {
 		snprintf(path, sizeof(path), "%s/memory.anon_ws_policy", cgroup);
 		if (!select_policy(path, name)) {
-			kmsg_reasons(kmsg);
+			kmsg_reasons(kmsg, NULL);
 			goto out;
 		}
 	}
-	if (kmsg >= 0)
-		close(kmsg);
-	kmsg = -1;
 	printf("attached %s\n", name);
 	fflush(stdout);
 
@@ -255,10 +267,14 @@ int main(int argc, char **argv)
 	while (!stopping) {
 		if (poll(&pfd, 1, -1) > 0 && (pfd.revents & POLLHUP)) {
 			printf("%s detached from outside\n", name);
+			fflush(stdout);
 			break;
 		}
 	}
-	status = 0;
+	/* the module's way out: a callback over its budget */
+	status = stopping || !kmsg_reasons(kmsg, name) ? 0 : 3;
+	if (status)
+		fprintf(stderr, "aws-bpf-load: %s: ejected by the module\n", name);
 out:
 	if (kmsg >= 0)
 		close(kmsg);
