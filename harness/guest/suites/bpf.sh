@@ -13,7 +13,12 @@
 #    detect's rule makes exact, and the trace carries the same
 #    kinds of events, whose pages add up to those counters;
 #  - bexample activates every refault within the workingset, as detect,
-#    and admits every other long refault (its private state);
+#    and admits every other long refault (its private state); the
+#    template, which fills every member, takes detect's decisions;
+#  - bpftool struct_ops register attaches one with a pinned link, and
+#    removing the pin detaches it;
+#  - a policy whose evict runs over the module's budget is ejected, says
+#    why through its loader, and reclaim goes on;
 #  - two sibling cgroups run bdetect and the C detect at once, each
 #    policy's events naming only its own cgroup's memcg;
 #  - killing the loader (SIGKILL) mid-run hands the cgroup back to the
@@ -23,9 +28,9 @@
 #    the last loader is killed it is idle within bpf_module_idle's bound
 #    and unloads;
 #  - the programs the module must refuse (userspace/bpf/refused/) are
-#    refused with its reason, and leave the running policy and the list
-#    in place; with the four BPF slots taken a fifth policy is refused,
-#    and attaches once a slot is free.
+#    refused with its reason on the loader's terminal, and leave the
+#    running policy and the list in place; with the four BPF slots taken
+#    a fifth policy is refused, and attaches once a slot is free.
 # Preconditions are bails, not cases: the struct_ops type in the
 # module's BTF, bdetect attaching, refused-good attaching.
 . "$AWS_TOOLS/guest/lib.sh"
@@ -204,6 +209,108 @@ every_other_rule bexample global
 bpf_stop bexample TERM
 gone bexample || diag "bexample still listed after its loader stopped"
 
+# --- bpftool struct_ops register ----------------------------------------------
+# The kernel tree's own tool attaches a policy as well: `bpftool
+# struct_ops register OBJ DIR` loads it and pins its link in DIR (a
+# bpffs), where it stays attached with no process holding it; the policy
+# is listed and a cgroup can select it.  Removing the pin detaches it, and
+# the cgroup gets its previous policy back.  A module that worked with
+# its own loader only, or kept a detached link's policy, fails.  (6.12's
+# bpftool pins the link, then crashes printing what it registered: its
+# get_kern_struct_ops_name() looks the type up in vmlinux's BTF, and this
+# type is in the module's.  Its exit status is reported, not judged.)
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+mkdir -p /sys/fs/bpf/aws $CG/bpfreg
+before=$(cg_policy bpfreg)
+"$AWS_BPF/bpftool" struct_ops register "$AWS_BPF/bdetect.bpf.o" /sys/fs/bpf/aws >/tmp/bpftool-reg.out 2>&1
+brc=$?
+if [ -e /sys/fs/bpf/aws/bdetect ] && listed bdetect && echo bdetect >$CG/bpfreg/memory.anon_ws_policy &&
+	[ "$(cg_policy bpfreg)" = bdetect ]; then
+	rm -f /sys/fs/bpf/aws/bdetect
+	if gone bdetect && [ "$(cg_policy bpfreg)" = "$before" ]; then
+		ok "bpftool_registers_and_unpin_detaches # pinned (bpftool exit $brc), listed, selected; gone with its pin, the cgroup back to $before"
+	else
+		fail bpftool_registers_and_unpin_detaches "after the pin's removal: policy $(cat "$AWS_PARAMS/policy"), cgroup $(cg_policy bpfreg) (was $before)"
+	fi
+else
+	fail bpftool_registers_and_unpin_detaches "bpftool exit $brc ($(tail -n 2 /tmp/bpftool-reg.out | xargs)), pins: $(echo /sys/fs/bpf/aws/*), policy $(cat "$AWS_PARAMS/policy"), cgroup $(cg_policy bpfreg)"
+	rm -f /sys/fs/bpf/aws/bdetect
+	gone bdetect
+fi
+rmdir $CG/bpfreg /sys/fs/bpf/aws 2>/dev/null
+
+# --- the way out -----------------------------------------------------------------
+# A policy whose evict spins for 500 ms (refused/slow.bpf.c: the verifier
+# accepts it) runs in a cgroup that swaps.  The module must detach it
+# after its first callback over the budget (bpf_budget_ms, 200 ms by
+# default), count it (bpf_ejections), and say why in the kernel log, which
+# the loader prints before it exits with status 3; the cgroup gets its
+# previous policy back and the load, a verifying aws-randw, ends verified.
+# Without the way out the policy stays, every eviction holds reclaim for
+# 500 ms, and the load does not end in the 120 s allowed.
+SLOW=$CG/bpfslow
+mkdir $SLOW && echo 16M >$SLOW/memory.max
+before=$(cg_policy bpfslow) ej0=$(aws_stat bpf_ejections) lrc=none wrc=none
+if bpf_attach slow ejected-slow.bpf.o -c $SLOW; then
+	(echo $BASHPID >$SLOW/cgroup.procs && exec aws-randw --size 32M --threads 1 \
+		--writes "$(randw_writes 32)") >/tmp/slow-randw.out 2>&1 &
+	wp=$!
+	for ((i = 0; i < 1200; i++)); do
+		kill -0 "${BPF_LOADER[slow]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "${BPF_LOADER[slow]}" 2>/dev/null; then
+		bpf_stop slow KILL
+	else
+		wait "${BPF_LOADER[slow]}"
+		lrc=$?
+		unset "BPF_LOADER[slow]"
+	fi
+	after=$(cg_policy bpfslow)
+	for ((i = 0; i < 1200; i++)); do kill -0 $wp 2>/dev/null || break; sleep 0.1; done
+	kill -0 $wp 2>/dev/null && { kill -9 $wp; diag "the load was still running after 240 s"; }
+	wait $wp
+	wrc=$?
+	why=$(grep -m1 'the module said: BPF policy slow ejected' "/tmp/bpf-slow.out")
+	if [ "$lrc" = 3 ] && [ -n "$why" ] && [ "$(($(aws_stat bpf_ejections) - ej0))" = 1 ] &&
+		! listed slow && [ "$after" = "$before" ] && [ "$wrc" = 0 ]; then
+		ok "overrunning_policy_ejected # ${why#*said: }; the load verified"
+	else
+		fail overrunning_policy_ejected "loader exit $lrc, ejections +$(($(aws_stat bpf_ejections) - ej0))," \
+			"cgroup $after (was $before), load exit $wrc: $(tail -n 2 /tmp/bpf-slow.out | xargs)"
+	fi
+else
+	fail overrunning_policy_ejected "it did not attach: $(tail -n 3 /tmp/bpf-slow.out | xargs)"
+fi
+rmdir $SLOW 2>/dev/null
+
+# --- template: every member, as shipped to copy ----------------------------
+# userspace/bpf/template.bpf.c fills all of struct aws_bpf_ops (the ones
+# bdetect leaves out answer what stock would) and is detect as it
+# stands: every refault it judged must be its own, none lost, each one
+# activated exactly when its distance is within active anon, with some
+# of each.  Catches a member the module calls wrongly once all are given
+# (a keep_active or first_reference that activated, an inactive_ratio
+# or state_init that broke its state), or a template that no longer
+# loads.
+if bpf_attach template template.bpf.o -g; then
+	record_window workload bpft || diag "trace-cmd start/extract failed"
+	bad=${E[verdict_bad]:-0} size=${E[size_not_active_anon]:-0}
+	nin=${E[verdict_in]:-0} nout=${E[verdict_out]:-0}
+	if [ "${E[aws_refault]:-0}" -gt 0 ] && [ "$bad" = 0 ] && [ "$size" = 0 ] && [ "$nin" -gt 0 ] &&
+		[ "$nout" -gt 0 ] && [ "${E[policy_template_aws_refault]:-0}" = "${E[aws_refault]}" ] &&
+		[ "$LOST" = 0 ]; then
+		ok "template_takes_detects_decisions # $nin activated, $nout not, all the template's"
+	else
+		fail template_takes_detects_decisions "$bad verdicts off detect's rule, $size sizes not active anon" \
+			"($nin in, $nout out, ${E[policy_template_aws_refault]:-0} of ${E[aws_refault]:-0} the template's, $LOST lost)"
+	fi
+	bpf_stop template TERM
+	gone template || diag "template still listed after its loader stopped"
+else
+	fail template_takes_detects_decisions "it did not attach: $(tail -n 3 /tmp/bpf-template.out | tr '\n' ' ')"
+fi
+
 # --- siblings: bdetect and detect at once ------------------------------------
 mkdir $CG/bpfs1 $CG/bpfs2
 echo $LIMIT >$CG/bpfs1/memory.max
@@ -335,7 +442,9 @@ refused() {
 	rc=$?
 	ms=$(($(bpf_ms) - t0))
 	[ "$ms" -le "$REFUSED_MAX_MS" ] || REFUSED_MAX_MS=$ms
-	said=$( { cat "/tmp/refused-$case.out"; dmesg; } | grep -m1 -F -- "$text")
+	# the reason on the loader's terminal: the verifier's log, or the
+	# module's message that the loader reads back from the kernel log
+	said=$(grep -m1 -F -- "$text" "/tmp/refused-$case.out")
 	if [ $rc = 1 ] && [ -n "$said" ] && [ "$(cat "$AWS_PARAMS/policy")" = "$list" ]; then
 		ok "refused_$case # ${said:0:150}"
 	else
