@@ -27,7 +27,12 @@ insmod "$AWS_MOD" || bail insmod "insmod failed"
 # detect 10,995 refaults for 10,827 swap-ins (1,016 per mille), upstream
 # 10,784 for 10,628 (1,015), baseline 20,670 evictions without a shadow for
 # 20,756 swap-outs (996); on 6.12 1,015, 1,015 and 996.  The floor leaves
-# a tenth for readahead and timing.
+# a tenth for readahead and timing.  Baseline's rule is exact, and checked
+# so: no refault judged and no eviction that left a shadow; its floor
+# only says the hook saw most evictions, half of the swap-outs: a page
+# written to swap is evicted only if reclaim gets to it before the process
+# exits, and the debug 6.12 kernel got to 891 per mille (28,822 of 32,354)
+# where the default ones get to 996.
 FLOOR_PER_MILLE=900
 for p in detect upstream baseline; do
 	set_policy "$p"
@@ -44,10 +49,11 @@ for p in detect upstream baseline; do
 	if [ "${in:-0}" -le 1000 ]; then
 		fail "global_refaults_judged_$p" "the run swapped in too little: pswpin '$in' (want > 1000)"
 	elif [ "$p" = baseline ]; then
-		if [ "$rf" = 0 ] && [ "$ns" -ge $((out * FLOOR_PER_MILLE / 1000)) ]; then
-			ok "global_refaults_judged_$p # refaults 0, evictions without a shadow $ns of pswpout $out"
+		ev=$(aws_stat evictions)
+		if [ "$rf" = 0 ] && [ "$ev" = 0 ] && [ "$ns" -ge $((out / 2)) ]; then
+			ok "global_refaults_judged_$p # refaults 0, evictions with a shadow 0, without $ns of pswpout $out"
 		else
-			fail "global_refaults_judged_$p" "refaults $rf (want 0), evictions without a shadow $ns (want >= $((out * FLOOR_PER_MILLE / 1000)) of pswpout $out)"
+			fail "global_refaults_judged_$p" "refaults $rf (want 0), evictions with a shadow $ev (want 0), without $ns (want >= $((out / 2)), half of pswpout $out)"
 		fi
 	elif [ "$rf" -ge $((in * FLOOR_PER_MILLE / 1000)) ] && [ "$st" = 0 ] && [ "$oe" = 0 ]; then
 		ok "global_refaults_judged_$p # refaults $rf of pswpin $in, stale 0, old epoch 0"
