@@ -3,7 +3,7 @@
 """The order make run boots its guests in, and how long a run would take
 with JOBS guests at a time, from a run's own per-run times.
 
-usage: schedule.py RESULTS-DIR [--jobs 1,2,8,32] [--by cell|rep]
+usage: schedule.py RESULTS-DIR [--jobs 1,2,8,32] [--by cell|rep] [--boot SECONDS]
 
 make run (harness/experiment/run.py) boots a guest per cell, at most JOBS
 at a time, the costliest first (order()): a long cell started last would
@@ -23,7 +23,9 @@ make run assumes: one core per guest (TCG runs a guest on one host
 thread), and a guest as fast beside others as alone.  --by rep asks what
 a guest per (cell, rep) would take, which make run does not do: each such
 guest lasts its cell's guest's boot and setup (the guest's time less its
-runs' wall_s, from guests/CELL/runs.tsv) plus that rep's runs.  Standard
+runs' wall_s, from guests/CELL/runs.tsv) plus that rep's runs.  A folder
+without guests/ (results/short-6.1) is replayed from its runs.csv, each
+guest given --boot seconds besides its runs.  Standard
 library only; harness/unit/test-plans.py tests the order,
 harness/unit/test-results.py the replay.
 """
@@ -98,12 +100,28 @@ def rep_seconds(gdir, total):
     return {rep: fixed + sum(w) for rep, w in runs.items()}
 
 
-def guest_seconds(out, by="cell"):
+def runs_csv_seconds(out, by, boot):
+    """{unit: seconds} from OUT/runs.csv alone (a folder from before
+    guests/, or one of results/): a unit's runs' wall_s plus BOOT seconds
+    for the boot and setup of its guest, which the folder does not say."""
+    got = {}
+    with open(os.path.join(out, "runs.csv")) as f:
+        for r in csv.DictReader(f):
+            unit = r["cell"] if by == "cell" else "%s rep %s" % (r["cell"], r["rep"])
+            got[unit] = got.get(unit, boot) + float(r["wall_s"] or 0)
+    return got
+
+
+def guest_seconds(out, by="cell", boot=None):
     """{unit: seconds its guest ran} of the run folder OUT, a unit a cell
-    (or, by rep, a cell's rep)."""
+    (or, by rep, a cell's rep); from runs.csv and BOOT where OUT has no
+    guests/."""
     d = os.path.join(out, "guests")
     if not os.path.isdir(d):
-        raise SystemExit("error: %s has no guests/ (a make run from before JOBS)" % out)
+        if boot is not None and os.path.isfile(os.path.join(out, "runs.csv")):
+            return runs_csv_seconds(out, by, boot)
+        raise SystemExit("error: %s has no guests/ (a make run from before JOBS): give --boot"
+                         " SECONDS to replay its runs.csv" % out)
     got = {}
     for cell in sorted(os.listdir(d)):
         with open(os.path.join(d, cell, "verdict.json")) as f:
@@ -130,6 +148,8 @@ def main(argv):
     a.add_argument("out")
     a.add_argument("--jobs", default="1,2,8,32")
     a.add_argument("--by", choices=("cell", "rep"), default="cell")
+    a.add_argument("--boot", type=float, default=None,
+                   help="a guest's boot and setup, seconds, for a folder without guests/")
     a = a.parse_args(argv)
     try:
         jobs = [int(j) for j in a.jobs.split(",")]
@@ -138,7 +158,7 @@ def main(argv):
         print("error: --jobs takes positive integers, comma-separated, not '%s'" % a.jobs,
               file=sys.stderr)
         return 2
-    seconds = guest_seconds(a.out, a.by)
+    seconds = guest_seconds(a.out, a.by, a.boot)
     total = sum(seconds.values())
     longest = max(seconds, key=seconds.get)
     print("a guest per %s: %d guests, %.0f s of guest time in all; the longest: %s, %.0f s"

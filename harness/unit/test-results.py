@@ -650,7 +650,20 @@ def check_schedule(d):
                         "--jobs", "1,8", "--by", "rep"], stdout=subprocess.PIPE, text=True)
     got = re.findall(r"JOBS=(\d+) +(\d+) s", r.stdout)
     assert r.returncode == 0 and "6 guests" in r.stdout and got == [("1", "160"), ("8", "40")], r.stdout
-    return "150 s of guests: 80 s on 2 cores, 50 s (the longest) on 3 and 8; by rep, 40 s on 8"
+    # a folder with runs.csv only (results/): each guest its runs plus --boot
+    old = os.path.join(d, "sched-csv")
+    os.makedirs(old)
+    pd.DataFrame([{"cell": c, "rep": rep, "wall_s": 10} for c, reps in (("a", 3), ("b", 1))
+                  for rep in range(1, reps + 1)]).to_csv(os.path.join(old, "runs.csv"), index=False)
+    r = subprocess.run([sys.executable, os.path.join(HARNESS, "experiment", "schedule.py"), old,
+                        "--jobs", "2", "--by", "rep", "--boot", "5"], stdout=subprocess.PIPE, text=True)
+    got = re.findall(r"JOBS=(\d+) +(\d+) s", r.stdout)
+    assert r.returncode == 0 and "4 guests" in r.stdout and got == [("2", "30")], r.stdout
+    r = subprocess.run([sys.executable, os.path.join(HARNESS, "experiment", "schedule.py"), old],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert r.returncode != 0 and "--boot" in r.stderr, r.stderr
+    return ("150 s of guests: 80 s on 2 cores, 50 s (the longest) on 3 and 8; by rep, 40 s on 8;"
+            " from runs.csv and --boot, 30 s on 2")
 
 
 def check_retired_settings():
