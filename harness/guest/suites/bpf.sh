@@ -18,7 +18,8 @@
 #  - bpftool struct_ops register attaches one with a pinned link, and
 #    removing the pin detaches it;
 #  - a policy whose evict runs over the module's budget is ejected, says
-#    why through its loader, and reclaim goes on;
+#    why through its loader, and reclaim goes on; a budget out of range
+#    refuses the load;
 #  - two sibling cgroups run bdetect and the C detect at once, each
 #    policy's events naming only its own cgroup's memcg;
 #  - killing the loader (SIGKILL) mid-run hands the cgroup back to the
@@ -501,6 +502,18 @@ if [ "$g" = bdetect ] && bpf_module_idle && rmmod anon_workingset 2>/tmp/rmmod-l
 else
 	fail module_unloads_after_detach "global $g, idle after $BPF_IDLE_MS ms," \
 		"refcnt $(cat /sys/module/anon_workingset/refcnt 2>/dev/null || echo gone): $(cat /tmp/rmmod-last.err 2>/dev/null)"
+fi
+# The budget is a load parameter: a value out of 1..60000 ms refuses the
+# load, with the range in dmesg, rather than running without a way out.
+lsmod | grep -q '^anon_workingset ' && rmmod anon_workingset
+dmesg_mark
+if insmod "$AWS_MOD" bpf_budget_ms=0 2>/dev/null; then
+	fail bad_budget_refused "insmod bpf_budget_ms=0 loaded"
+	rmmod anon_workingset
+elif new_dmesg 'bpf_budget_ms=0: 1 to 60000 ms' && ! lsmod | grep -q '^anon_workingset '; then
+	ok "bad_budget_refused # $(dmesg_since | grep -m1 -o 'bpf_budget_ms=0: .*')"
+else
+	fail bad_budget_refused "insmod failed without the range in dmesg: $(dmesg_since | tail -n 2 | xargs)"
 fi
 # Measured (3 runs): attach 258, 302 and 390 ms, leaving the list 20, 50
 # and 48 ms, module idle 10, 12 and 12 ms, refused loader 59, 65 and 74 ms.
