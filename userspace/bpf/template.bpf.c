@@ -21,29 +21,23 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* A new anon folio: YES starts it active, NO inactive (the seed's). */
-SEC("struct_ops/new_anon")
-enum aws_decision BPF_PROG(template_new_anon, const struct aws_folio *f,
-			   struct aws_bpf_state *state)
-{
-	return AWS_NO;
-}
-
-/* Read from swap through the swap cache: YES marks it PG_workingset. */
-SEC("struct_ops/swapin")
-enum aws_decision BPF_PROG(template_swapin, const struct aws_folio *f,
-			   struct aws_bpf_state *state)
-{
-	return AWS_YES;
-}
-
-/* The folio of a swap-in fault was mapped: YES activates it. */
-SEC("struct_ops/swapin_mapped")
-enum aws_decision BPF_PROG(template_swapin_mapped, const struct aws_folio *f,
-			   struct aws_bpf_state *state)
-{
-	return AWS_NO;
-}
+/*
+ * The decisions that always give one answer, one line each
+ * (aws_bpf_policy.h's AWS_BPF_ALWAYS; write a program like evict's below
+ * to look at the folio):
+ *   new_anon         YES starts a new anon folio active, NO inactive
+ *   swapin           YES marks a folio read from swap PG_workingset
+ *   swapin_mapped    YES activates the folio of a swap-in fault
+ *   age              YES lets an activation age this policy's clock
+ *   first_reference  YES activates an inactive folio on one young PTE
+ *   keep_active      YES keeps a referenced active folio active
+ */
+AWS_BPF_ALWAYS(template_new_anon, new_anon, AWS_NO)	/* the seed's */
+AWS_BPF_ALWAYS(template_swapin, swapin, AWS_YES)
+AWS_BPF_ALWAYS(template_swapin_mapped, swapin_mapped, AWS_NO)
+AWS_BPF_ALWAYS(template_age, age, AWS_YES)
+AWS_BPF_ALWAYS(template_first_reference, first_reference, AWS_NO)
+AWS_BPF_ALWAYS(template_keep_active, keep_active, AWS_NO)
 
 /* Leaving the swap cache: YES leaves a shadow on this policy's clock. */
 SEC("struct_ops/evict")
@@ -67,30 +61,6 @@ enum aws_decision BPF_PROG(template_refault, struct aws_refault *r,
 		return AWS_YES;
 	if (state)			/* NULL: no memcg, or no state */
 		state->words[0]++;	/* long refaults of this lruvec */
-	return AWS_NO;
-}
-
-/* An anon folio was activated: YES ages this policy's clock. */
-SEC("struct_ops/age")
-enum aws_decision BPF_PROG(template_age, const struct aws_folio *f,
-			   struct aws_bpf_state *state)
-{
-	return AWS_YES;
-}
-
-/* One young PTE on an inactive anon folio: YES activates it now. */
-SEC("struct_ops/first_reference")
-enum aws_decision BPF_PROG(template_first_reference, const struct aws_folio *f,
-			   struct aws_bpf_state *state)
-{
-	return AWS_NO;
-}
-
-/* A referenced folio on the active list: YES keeps it active. */
-SEC("struct_ops/keep_active")
-enum aws_decision BPF_PROG(template_keep_active, const struct aws_folio *f,
-			   struct aws_bpf_state *state)
-{
 	return AWS_NO;
 }
 
