@@ -8,13 +8,15 @@
 # its time limit, and merges shards (harness/experiment/check-shards.sh),
 # and end with the line "N passed, N failed".
 #
-# The test guests run two at a time (one host core each, TCG is
-# single-threaded), longest first, each taking the first free slot: guest
-# A, guest B, on 6.12 the BPF guest, make run's guests, guest C (booted
-# with cgroup_disable=memory), and the negative guest, which fires a
-# WARN_ON, stalls RCU and panics on purpose.
+# The test guests run three at a time on two host cores (TCG runs a guest
+# on one host thread, and a lone guest keeps it busy only about 77 % of
+# the time: it waits on its disks and timers), longest first, each taking
+# the first free slot: guest B, guest A, on 6.12 the BPF guest, guest D,
+# make run's guests, guest C (booted with cgroup_disable=memory), and the
+# negative guest, which fires a WARN_ON, stalls RCU and panics on purpose.
 # Which suites each guest runs, and how many cases each must emit, is
-# harness/boot/manifest's (test-a: module, policies, fidelity, clocks;
+# harness/boot/manifest's (test-a: module, policies, clocks; test-d:
+# fidelity;
 # test-b: filerule, reliability at make-test size, tracing, hostile, cgroups
 # (whose two 48M fills need more room than 256M leave the debug kernel),
 # readme; test-c:
@@ -71,7 +73,7 @@ host_ktap() {
 }
 GUEST_RUNS=()
 # guest NAME MEM TIMEOUT KARGS ENV: boot the suites job (in the foreground;
-# the two workers below run in the background) with kernel arguments KARGS
+# the workers below run in the background) with kernel arguments KARGS
 # and suite settings ENV ("CYCLES=8,FLIPS=pairs"); the runner's output goes to
 # run-NAME.log, its verdict to build/runs/NAME/verdict.json.  The suites
 # are the manifest's for NAME (or AWS_SUITES').
@@ -110,7 +112,7 @@ negative_guest() {
 	python3 "$RUNNER" boot negative --name negative --mem 256M --cpus 2 --variant "$VARIANT" \
 		--timeout 150 >"$AWS_LOGS/run-negative.log" 2>&1
 }
-# queue_next FILE: the next index of a job queue two workers share (the
+# queue_next FILE: the next index of a job queue the workers share (the
 # count in FILE, taken under a lock on FILE.lock).
 queue_next() {
 	(
@@ -126,6 +128,8 @@ test_guest() {
 	case $1 in
 	test-a)
 		guest test-a 256M 900 "" "" ;;
+	test-d)
+		guest test-d 256M 900 "" "" ;;
 	test-b)
 		guest test-b 512M 900 "" CYCLES=8,FLIPS=pairs,LIMIT_MB=16 ;;
 	test-c)
@@ -275,22 +279,22 @@ if [ -n "${AWS_SUITES:-}" ]; then
 	reap test
 	stage_done
 else
-	# The test guests, two at a time (TCG runs a guest on one host thread,
-	# and CI has two cores), longest first, each to the first free slot:
-	# warm on 6.1, test-a 165 s, test-b 115 s, make run's guests 47 s,
-	# test-c 21 s, negative 11 s; on 6.12 the BPF guest 65 s besides.
-	# Two fixed lanes left one core idle for a minute while the other ran
-	# make run's guests after them.
-	TEST_GUESTS=(test-a test-b)
+	# The test guests, three at a time on two cores (a lone guest is busy
+	# 77 % of its wall time: the policies suite alone, 74 s wall, 57 s of
+	# CPU), longest first, each to the first free slot: warm on 6.12,
+	# test-b 130 s, test-a 105 s, the BPF guest 75 s, test-d 70 s, make
+	# run's guests 37 s, test-c 17 s, negative 11 s.  Two at a time, the
+	# whole 6.12 run used 327 s of CPU in 233 s: 30 % of two cores idle.
+	TEST_GUESTS=(test-b test-a)
 	BPF_STAGE=
 	if [ "$AWS_KVER" != 6.1 ]; then
 		TEST_GUESTS+=(test-bpf)
 		BPF_STAGE="; the BPF guest ($(manifest_suites test-bpf))"
 	fi
-	TEST_GUESTS+=(shards test-c negative)
-	stage "guests, two at a time: A ($(manifest_suites test-a)); B ($(manifest_suites test-b))$BPF_STAGE;" \
-		"make run's (a guest killed mid-run, the run resumed, a run over its limit, two shards" \
-		"merged: ${AWS_LOGS#"$AWS_TOP"/}/shards.log); C (cgroup_disable=memory:" \
+	TEST_GUESTS+=(test-d shards test-c negative)
+	stage "guests, three at a time: A ($(manifest_suites test-a)); B ($(manifest_suites test-b))$BPF_STAGE;" \
+		"D ($(manifest_suites test-d)); make run's (a guest killed mid-run, the run resumed, a run" \
+		"over its limit, two shards merged: ${AWS_LOGS#"$AWS_TOP"/}/shards.log); C (cgroup_disable=memory:" \
 		"$(manifest_suites test-c)); a guest that must be reported for a WARN, an RCU stall and a panic"
 	QUEUE=$(mktemp)
 	echo 0 >"$QUEUE"
@@ -300,14 +304,17 @@ else
 			test_guest "${TEST_GUESTS[$i]}"
 		done
 	}
-	worker &
-	w1=$!
-	worker &
-	wait $w1 $!
+	WORKERS=()
+	for _ in 1 2 3; do
+		worker &
+		WORKERS+=($!)
+	done
+	wait "${WORKERS[@]}"
 	rm -f "$QUEUE" "$QUEUE.lock"
 	reap test-a
 	reap test-b
 	reap test-c
+	reap test-d
 	[ "$AWS_KVER" = 6.1 ] || reap test-bpf
 	sed 's/^/   /' "$AWS_LOGS/run-negative.log"
 	negative_check harness_reports_guest_warn warn 'WARNING:.*aws_smoke'
