@@ -3,6 +3,7 @@
 """The goals, judged in the guest on a sample of the workload distribution.
 
 usage: sample.py DIR [--judge hold,hold2] [--peers nomod,mglru]
+       sample.py --write-plan N [--dist-seed S] [--memory SIZE] [--policies LIST]
 
 DIR is a `make run` result folder whose plan's cells run aws-instance
 (PLAN=sample: instances of userspace/sim/dist.c, each replayed exactly by
@@ -15,6 +16,11 @@ index and frames); and states the goals (harness/experiment/goals.py) of
 each --judge policy against the better of the --peers, with the runs'
 ranges as the intervals.  Writes DIR/sample.csv (one row per instance)
 and DIR/sample-goals.csv, and prints the goals.
+
+--write-plan N prints a sample plan instead: instances 0..N-1 of the
+distribution drawn with rng seed S (default 41) for SIZE (default 16M),
+one cell each named by family and index, its question giving the drawn
+parameters (harness/experiment/plans/sample*.plan are its output).
 
 Exit status 1 if a cell does not run aws-instance, a judged policy or a
 peer has no runs in a cell, or OPT is missing for a cell: every instance
@@ -79,6 +85,30 @@ def draws(cells, sim):
     return out
 
 
+def plan_text(n, seed, memory, policies, sim, argv):
+    """A sample plan of instances 0..n-1 (drawn with rng seed @seed for @memory)."""
+    frames = memory_max_bytes(memory) // PAGE
+    cells = {"i%d" % i: (seed, i, frames) for i in range(n)}
+    drawn = draws(cells, sim)
+    out = ["# A sample of the workload distribution (userspace/sim/dist.c), written by",
+           "#   python3 harness/experiment/sample.py %s" % " ".join(shlex.quote(x) for x in argv),
+           "# instances 0..%d drawn with rng seed %d for %s, the limit each runs under;"
+           % (n - 1, seed, memory),
+           "# aws-instance replays exactly the trace aws-sim --distribution %d --dist-seed %d"
+           % (n, seed),
+           "# --frames %d replays, and OPT is computed on it.  The format is short.plan's."
+           % frames,
+           "about a sample of %d instances of the workload distribution: %s"
+           % (n, ", ".join(policies)),
+           "reps 3", "timeout 3600", "swap 1G", "global-guest-mem 128M"]
+    for i in range(n):
+        family, params = drawn["i%d" % i]
+        out += ["cell %s-%d" % (family, i), "limit %s" % memory, "policies %s" % " ".join(policies),
+                "run aws-instance --dist-seed %d --index %d --memory %s" % (seed, i, memory),
+                "asks how do the policies do on %s instance %d (%s)?" % (family, i, params)]
+    return "\n".join(out) + "\n"
+
+
 def table(d, cells, drawn, policies):
     """The goals table: one row per cell (instance)."""
     runs = pd.read_csv(os.path.join(d, "runs.csv"), keep_default_na=False, na_values=[""])
@@ -105,12 +135,29 @@ def table(d, cells, drawn, policies):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("dir")
+    ap.add_argument("dir", nargs="?")
+    ap.add_argument("--write-plan", type=int, metavar="N", help="print a plan of instances 0..N-1")
+    ap.add_argument("--dist-seed", type=int, default=41)
+    ap.add_argument("--memory", default="16M")
+    ap.add_argument("--policies", default="nomod mglru hold hold2")
     ap.add_argument("--judge", default="hold,hold2", help="the policies the goals judge (default hold,hold2)")
     ap.add_argument("--peers", default="nomod,mglru", help="the better of these (default nomod,mglru)")
     ap.add_argument("--sim", default=os.path.join(TOP, "build", "userspace", "aws-sim"))
     a = ap.parse_args(argv)
     judged, peers = a.judge.split(","), a.peers.split(",")
+    if a.write_plan is not None:
+        if a.dir or a.write_plan < 1 or not memory_max_bytes(a.memory):
+            print("error: sample.py --write-plan N: N >= 1, a fixed --memory, no DIR", file=sys.stderr)
+            return 1
+        try:
+            sys.stdout.write(plan_text(a.write_plan, a.dist_seed, a.memory, a.policies.split(),
+                                       a.sim, argv))
+        except SampleError as e:
+            print("error: sample.py: %s" % e, file=sys.stderr)
+            return 1
+        return 0
+    if not a.dir:
+        ap.error("DIR is needed (or --write-plan N)")
     try:
         plan_files = [f for f in os.listdir(a.dir) if f.endswith(".plan")]
         if len(plan_files) != 1:

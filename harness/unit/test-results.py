@@ -34,6 +34,7 @@ import dist as D  # noqa: E402
 import goals as G  # noqa: E402
 import sample as S  # noqa: E402
 import opt as O  # noqa: E402
+import plan as P  # noqa: E402
 import results as R  # noqa: E402
 
 # thrash-seed: two policies x 3 reps, one of them a policy no list names;
@@ -480,7 +481,26 @@ def check_sample(d):
     with open(os.devnull, "w") as null:
         rc = subprocess.run([sys.executable, S.__file__, sd], stdout=null, stderr=null).returncode
     assert rc == 1, "a cell without OPT was judged"
-    return "the draw from aws-sim, the runs' ranges, the goals; a cell without OPT refused"
+    # --write-plan: 16 instances, two of each family, in the draw's order,
+    # each cell's question the draw's parameters; a well-formed plan
+    # (sample.plan above is two of its cells, so its draws agree)
+    r = subprocess.run([sys.executable, S.__file__, "--write-plan", "16", "--policies", "nomod hold"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    wp = os.path.join(d, "written.plan")
+    with open(wp, "w") as f:
+        f.write(r.stdout)
+    _, wcells = P.check(wp)
+    names = [c["name"] for c in wcells]
+    assert len(names) == 16 and names[0] == "zipf-0" and names[3] == "loop-3", names
+    assert len({n.rsplit("-", 1)[0] for n in names}) == 8, names
+    assert all(c["policies"] == "nomod hold" for c in wcells), wcells[0]
+    assert ("asks how do the policies do on loop instance 3 (%s)?" % t.at["loop-3", "params"]) in r.stdout
+    for bad in (["--write-plan", "0"], ["--write-plan", "4", "--memory", "50%"], ["--write-plan", "4", sd]):
+        rc = subprocess.run([sys.executable, S.__file__] + bad, capture_output=True).returncode
+        assert rc == 1, "sample.py %s accepted" % bad
+    return ("the draw from aws-sim, the runs' ranges, the goals; a cell without OPT refused;"
+            " --write-plan's cells and questions from the same draw, bad sizes refused")
 
 
 def check_meta(d):
