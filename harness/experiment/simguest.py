@@ -27,7 +27,18 @@ across cells (pandas' average ranks, as calibrate.py) of:
 
 with n, the cells that have both; and the median, 10th and 90th
 percentile of (sim + 1) / (guest + 1) for stock.  Writes --csv (default: none) with one row per DIR, cell and
-variant.  A cell with no trace, or whose host trace's RESULT keys differ
+variant.
+
+--families FILE judges the MGLRU model per family of the distribution, on
+the cells named FAMILY-INDEX (a sample plan's, sample.py --write-plan):
+for each variant, MGLRU model (mglru, mglru-batch) and family, n, the rank correlation of the model's
+MGLRU/stock ratio against the guest's, and the median ratio of the two
+ratios; a family whose correlation is at least 0.9 and whose median lies
+within 0.9-1.1 (issue 41) is "model": the simulator's verdicts on it
+stand; any other is "guest only": its verdicts come from the guest's
+sample, and docs say so.  A family of fewer than 10 instances is "too
+few": no correlation of so few ranks tells.  Writes FILE (CSV) and prints
+the table, an "all" row first.  A cell with no trace, or whose host trace's RESULT keys differ
 from the guest's, is left out and named.  Standard library and pandas.
 """
 import argparse
@@ -104,6 +115,7 @@ def main(argv):
                     help="NAME=ARGS, extra aws-sim arguments (default: one= and batch=--batch)")
     ap.add_argument("--bin", default=os.path.join(opt.BUILD, "userspace"))
     ap.add_argument("--csv")
+    ap.add_argument("--families", metavar="FILE", help="the MGLRU model judged per family, to FILE")
     a = ap.parse_args(argv)
     variants = dict(v.split("=", 1) for v in (a.variant or ["one=", "batch=--batch"]))
     rows = []
@@ -140,7 +152,49 @@ def main(argv):
         q = (g.sim_stock + 1) / (g.guest_nomod + 1)
         print("%-15s %-7s %s  %.3f (%.3f-%.3f)" % (d, v, " ".join("%7.3f (%2d)" % c for c in cols),
                                                    q.median(), q.quantile(0.1), q.quantile(0.9)))
+    if a.families:
+        f = families(t)
+        if f.empty:
+            print("--families: no cell is named FAMILY-INDEX")
+            return 1
+        f.to_csv(a.families, index=False)
+        print("\nThe MGLRU model per family: rank correlation of its MGLRU/stock against the"
+              " guest's, median (model ratio) / (guest ratio); model where rho >= %.1f and the"
+              " median is within %.1f-%.1f" % (FAMILY_RHO, FAMILY_BAND[0], FAMILY_BAND[1]))
+        print("%-7s %-11s %-9s %4s %7s %8s  %s" % ("variant", "model", "family", "n", "rho", "median",
+                                                  "verdicts from"))
+        for r in f.itertuples():
+            print("%-7s %-11s %-9s %4d %7.3f %8.3f  %s" % (r.variant, r.model, r.family, r.n, r.rho,
+                                                          r.median, r.source))
     return 0
+
+
+FAMILY_RHO = 0.9
+FAMILY_BAND = (0.9, 1.1)
+FAMILY_MIN = 10
+
+
+def families(t):
+    """The MGLRU model judged per family (and over all of them): one row
+    per variant and family, its source "model", "guest only" or "too few"."""
+    t = t.assign(family=t.cell.str.extract(r"^([a-z]+)-[0-9]+$", expand=False)).dropna(subset=["family"])
+    rows = []
+    for (v, m), g in [((v, m), g) for v, g in t.groupby("variant", sort=False)
+                      for m in ("mglru", "mglru_batch")]:
+        for fam, h in [("all", g)] + sorted(g.groupby("family")):
+            model = (h["sim_" + m] + 1) / (h.sim_stock + 1)
+            guest = (h.guest_mglru + 1) / (h.guest_nomod + 1)
+            r, n = rho(model, guest)
+            med = (model / guest).median()
+            if n < FAMILY_MIN:
+                src = "too few"
+            elif r >= FAMILY_RHO and FAMILY_BAND[0] <= med <= FAMILY_BAND[1]:
+                src = "model"
+            else:
+                src = "guest only"
+            rows.append(dict(variant=v, model=m.replace("_", "-"), family=fam, n=n, rho=r,
+                             median=med, source=src))
+    return pd.DataFrame(rows)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ import sample as S  # noqa: E402
 import opt as O  # noqa: E402
 import plan as P  # noqa: E402
 import results as R  # noqa: E402
+import simguest as SG  # noqa: E402
 
 # thrash-seed: two policies x 3 reps, one of them a policy no list names;
 # randw: one run failed its verification, one failed to set up.
@@ -700,6 +701,32 @@ def check_retired_settings():
     return "AWS_RUN_ARGS, AWS_RUN_NAME, AWS_JOBS refused, each naming its make variable"
 
 
+def check_model_families():
+    # simguest.families() on made-up cells: a loop family whose model ratio
+    # follows the guest's exactly (model), a slide family where the model
+    # halves it (a constant ratio of ratios 0.5: guest only), a zipf family
+    # of 5 instances (too few), and a cell not named FAMILY-INDEX (left out)
+    rows = []
+    for i in range(12):
+        g = 1000 + 100 * i
+        rows.append(dict(cell="loop-%d" % i, guest_nomod=999, guest_mglru=g - 1, sim_stock=1999,
+                         sim_mglru=2 * g - 1, sim_mglru_batch=2 * g - 1))
+        rows.append(dict(cell="slide-%d" % (100 + i), guest_nomod=999, guest_mglru=g - 1, sim_stock=999,
+                         sim_mglru=g // 2 - 1, sim_mglru_batch=g - 1))
+    for i in range(5):
+        rows.append(dict(cell="zipf-%d" % (200 + i), guest_nomod=9, guest_mglru=9, sim_stock=9,
+                         sim_mglru=9, sim_mglru_batch=9))
+    rows.append(dict(cell="thrash-seed", guest_nomod=9, guest_mglru=9, sim_stock=9, sim_mglru=99,
+                     sim_mglru_batch=99))
+    f = SG.families(pd.DataFrame(rows).assign(variant="v")).set_index(["model", "family"])
+    got = {k: (r.n, r.source) for k, r in f.iterrows()}
+    assert got[("mglru", "loop")] == (12, "model"), got
+    assert got[("mglru", "slide")] == (12, "guest only") and abs(f.at[("mglru", "slide"), "median"] - 0.5) < 0.01
+    assert got[("mglru-batch", "slide")] == (12, "model"), got
+    assert got[("mglru", "zipf")] == (5, "too few") and got[("mglru", "all")][0] == 29, got
+    return "a model that follows the guest, one that halves it, a family too small, a cell of no family"
+
+
 def main():
     tests = [("parse_runs_tsv", check_parse), ("runs_csv_round_trip", check_roundtrip),
              ("medians_and_change", check_medians), ("against_the_better_peer", check_against_best),
@@ -710,7 +737,8 @@ def main():
              ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist),
              ("distribution_goals", check_goals), ("sample_goals", check_sample),
              ("meta_json_from_its_sources", check_meta), ("merge_gather_and_combine", check_merge),
-             ("pool_schedule", check_schedule), ("retired_settings_refused", check_retired_settings)]
+             ("pool_schedule", check_schedule), ("retired_settings_refused", check_retired_settings),
+             ("mglru_model_per_family", check_model_families)]
     print("KTAP version 1\n1..%d" % len(tests))
     bad = 0
     with tempfile.TemporaryDirectory() as d:
