@@ -418,6 +418,9 @@ struct aws_lru_sizes {
 	unsigned long active_file;
 	unsigned long inactive_file;
 	bool swap_available;
+	/* which lruvec: its memory cgroup's id (0 with memcg disabled), node */
+	unsigned int memcg_id;
+	unsigned int nid;
 };
 
 /*

@@ -88,6 +88,17 @@ struct aws_folio {
 	unsigned long nr_pages;
 	bool swapbacked;	/* anon or shmem */
 	bool workingset;	/* PG_workingset */
+	/* the memory cgroup it is charged to (its id, 0: none), its node */
+	unsigned int memcg_id;
+	unsigned int nid;
+	/*
+	 * Who the page is while it is in the swap cache, the value
+	 * aws_refault.id has when it refaults from that slot: set for evict,
+	 * and for swapin and swapin_mapped (the module: its swap entry; the
+	 * simulator: the page id + 1); 0 when it has no slot.  A policy can
+	 * match an eviction with its refault by it.
+	 */
+	unsigned long id;
 };
 
 /* A refault of one of the policy's shadows. */

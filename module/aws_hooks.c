@@ -119,12 +119,22 @@ static void *aws_folio_state(struct aws_run *r, struct folio *folio)
 	return aws_state(r, folio_lruvec(folio));
 }
 
+/*
+ * What a policy sees of @folio (struct aws_folio): under rcu_read_lock(),
+ * as every hook runs, so its memcg can be read.
+ */
 static struct aws_folio aws_describe(struct folio *folio)
 {
+	struct mem_cgroup *memcg = mem_cgroup_disabled() ? NULL :
+				   folio_memcg_rcu(folio);
 	struct aws_folio f = {
 		.nr_pages = folio_nr_pages(folio),
 		.swapbacked = folio_test_swapbacked(folio),
 		.workingset = folio_test_workingset(folio),
+		.memcg_id = memcg ? mem_cgroup_id(memcg) : 0,
+		.nid = folio_nid(folio),
+		.id = folio_test_swapcache(folio) ?
+		      aws_folio_swap(folio).val : 0,
 	};
 
 	return f;
@@ -157,6 +167,8 @@ static void aws_lru_sizes(struct lruvec *lruvec, struct mem_cgroup *memcg,
 	s->active_file = aws_lru_pages(lruvec, LRU_ACTIVE_FILE);
 	s->inactive_file = aws_lru_pages(lruvec, LRU_INACTIVE_FILE);
 	s->swap_available = mem_cgroup_get_nr_swap_pages(memcg) > 0;
+	s->memcg_id = mem_cgroup_id(lruvec_memcg(lruvec));
+	s->nid = lruvec_pgdat(lruvec)->node_id;
 }
 
 /*

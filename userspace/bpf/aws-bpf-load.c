@@ -15,6 +15,9 @@
  * CAP_SYS_ADMIN, which the module refuses (a test).  Then
  * it prints "attached NAME" and waits until it is told to stop (SIGINT,
  * SIGTERM) or the link is detached from outside (bpftool link detach).
+ * Before it lets go it prints the policy's global variables (its .bss and
+ * .data: counters a policy keeps for its author), "NAME globals: VAR=N
+ * ...", for every integer of up to 8 bytes.
  * When the link goes -- on a stop, or because this process dies, even by
  * SIGKILL -- the module hands every user of the policy back to the policy
  * it ran before.  The pattern is that of the kernel's tools/sched_ext
@@ -153,6 +156,51 @@ static const char *policy_name(struct bpf_object *obj, struct bpf_map *map)
 	return NULL;
 }
 
+/*
+ * Print the integer globals of @obj's .bss and .data maps (read from their
+ * memory-mapped values, which the programs update in place), one line.
+ */
+static void print_globals(struct bpf_object *obj, const char *name)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *v;
+	const struct btf_type *t, *vt;
+	const unsigned char *data;
+	struct bpf_map *map;
+	unsigned long long x;
+	size_t size;
+	int i, n = 0;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *mn = bpf_map__name(map);
+		size_t len = strlen(mn);
+
+		if (!btf || ((len < 4 || strcmp(mn + len - 4, ".bss")) &&
+			     (len < 5 || strcmp(mn + len - 5, ".data"))))
+			continue;
+		data = bpf_map__initial_value(map, &size);
+		t = btf__type_by_id(btf, bpf_map__btf_value_type_id(map));
+		if (!data || !t || !btf_is_datasec(t))
+			continue;
+		v = btf_var_secinfos(t);
+		for (i = 0; i < btf_vlen(t); i++, v++) {
+			vt = btf__type_by_id(btf, v->type);
+			if (!vt || !btf_is_var(vt) || v->offset + v->size > size)
+				continue;
+			vt = btf__type_by_id(btf, btf__resolve_type(btf, vt->type));
+			if (!vt || !btf_is_int(vt) || v->size > sizeof(x))
+				continue;
+			x = 0;
+			memcpy(&x, data + v->offset, v->size);	/* little endian */
+			printf("%s%s=%llu", n++ ? " " : "", btf__name_by_offset(btf,
+			       btf__type_by_id(btf, v->type)->name_off), x);
+		}
+	}
+	if (n)
+		printf(" (%s globals)\n", name);
+	fflush(stdout);
+}
+
 /* Write @name into @path (a policy file); false, with a message, if refused. */
 static bool select_policy(const char *path, const char *name)
 {
@@ -271,6 +319,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	print_globals(obj, name);
 	/* the module's way out: a callback over its budget */
 	status = stopping || !kmsg_reasons(kmsg, name) ? 0 : 3;
 	if (status)

@@ -15,11 +15,32 @@
  * As it stands the template is detect (the seed's series) with the
  * baseline's and the seed's other knobs spelled out as the answers stock
  * gives, and a count of long refaults in its state: the bpf suite attaches
- * it as it is.
+ * it as it is.  It also shows what a decision knows of who and where:
+ * each folio's memcg id, node and, while it has a swap slot, its identity
+ * (f->id at evict, the same value as r->id when it refaults), and each
+ * lruvec's memcg id and node (r->sizes, s in inactive_ratio); it matches
+ * every eviction with its refault in a map keyed by that identity.  Its
+ * global counters are printed by aws-bpf-load when it detaches.
  */
 #include "aws_bpf_policy.h"
 
 char _license[] SEC("license") = "GPL";
+
+/* Where each page this policy shadowed was evicted from, by identity. */
+struct where {
+	__u32 memcg_id;
+	__u32 nid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1 << 17);
+	__type(key, __u64);
+	__type(value, struct where);
+} evicted SEC(".maps");
+
+/* Counters for the author (aws-bpf-load prints them). */
+__u64 shadows_left, refaults_matched, refaults_unmatched, refaults_moved;
 
 /*
  * The decisions that always give one answer, one line each
@@ -44,7 +65,14 @@ SEC("struct_ops/evict")
 enum aws_decision BPF_PROG(template_evict, const struct aws_folio *f,
 			   struct aws_bpf_state *state)
 {
-	return f->nr_pages == 1 ? AWS_YES : AWS_NO;
+	struct where w = { .memcg_id = f->memcg_id, .nid = f->nid };
+	__u64 id = f->id;
+
+	if (f->nr_pages != 1)
+		return AWS_NO;
+	if (id && !bpf_map_update_elem(&evicted, &id, &w, BPF_ANY))
+		__sync_fetch_and_add(&shadows_left, 1);
+	return AWS_YES;
 }
 
 /*
@@ -56,6 +84,18 @@ SEC("struct_ops/refault")
 enum aws_decision BPF_PROG(template_refault, struct aws_refault *r,
 			   struct aws_bpf_state *state)
 {
+	__u64 id = r->id;
+	struct where *w = bpf_map_lookup_elem(&evicted, &id);
+
+	/* the eviction of this page, and whether it left this lruvec */
+	if (!w) {
+		__sync_fetch_and_add(&refaults_unmatched, 1);
+	} else {
+		__sync_fetch_and_add(&refaults_matched, 1);
+		if (w->memcg_id != r->sizes.memcg_id || w->nid != r->sizes.nid)
+			__sync_fetch_and_add(&refaults_moved, 1);
+		bpf_map_delete_elem(&evicted, &id);
+	}
 	r->workingset_size = r->sizes.active_anon;
 	if (r->distance <= r->workingset_size)
 		return AWS_YES;

@@ -272,34 +272,48 @@ static inline void age_clock(struct lru2 *m, enum aws_clock clock)
 		m->clock[clock]++;
 }
 
-/* What a decision sees of a page: an order-0 anon folio. */
-static inline struct aws_folio describe(uint8_t flags)
+/*
+ * What a decision sees of a page: an order-0 anon folio of the root
+ * memcg on node 0, with identity @id (the page id + 1 while it is in the
+ * swap cache, as its refault's, 0 otherwise).
+ */
+static inline struct aws_folio describe(uint8_t flags, unsigned long id)
 {
 	struct aws_folio f = {
 		.nr_pages = 1,
 		.swapbacked = true,
 		.workingset = flags & F_WS,
+		.memcg_id = 1,
+		.id = id,
 	};
 
 	return f;
 }
 
 /*
- * Ask @decide about a page with @flags. NULL declines, which for the
- * decisions asked this way (new_anon, swapin, swapin_mapped,
- * first_reference) is what stock 6.1 does: no.
+ * Ask @decide about page @p (SIM_NO_PAGE: not in the swap cache) with
+ * @flags. NULL declines, which for the decisions asked this way (new_anon,
+ * swapin, swapin_mapped, first_reference) is what stock 6.1 does: no.
  */
-static inline bool ask(struct lru2 *m,
-		       enum aws_decision (*decide)(const struct aws_folio *,
-						   void *),
-		       uint8_t flags)
+static inline bool ask_page(struct lru2 *m,
+			    enum aws_decision (*decide)(const struct aws_folio *,
+							void *),
+			    uint8_t flags, uint32_t p)
 {
 	struct aws_folio f;
 
 	if (!decide)
 		return false;
-	f = describe(flags);
+	f = describe(flags, p == SIM_NO_PAGE ? 0 : (unsigned long)p + 1);
 	return decide(&f, m->state) == AWS_YES;
+}
+
+static inline bool ask(struct lru2 *m,
+		       enum aws_decision (*decide)(const struct aws_folio *,
+						   void *),
+		       uint8_t flags)
+{
+	return ask_page(m, decide, flags, SIM_NO_PAGE);
 }
 
 /*
@@ -373,7 +387,8 @@ static void evict_isolated(struct lru2 *m, uint32_t p)
 		shadow = true;
 	} else {
 		clock = m->pol->clock;
-		shadow = ask(m, m->pol->evict, f) && clock != AWS_CLOCK_NONE;
+		shadow = ask_page(m, m->pol->evict, f, p) &&
+			 clock != AWS_CLOCK_NONE;
 	}
 	if (shadow) {
 		/* stamp first, then age */
@@ -754,7 +769,7 @@ static void fault(struct lru2 *m, uint32_t p)
 		m->st->swapins++;
 		active = false;
 		/* aws_swapin(): every swap-in here goes through the cache */
-		if (ask(m, pol->swapin, 0)) {
+		if (ask_page(m, pol->swapin, 0, p)) {
 			nf |= F_WS;
 			m->st->psi_swapins++;
 		}
@@ -766,7 +781,7 @@ static void fault(struct lru2 *m, uint32_t p)
 			refault(m, p, shadow, pol->refault, m->state, pol->clock,
 				&active, &nf);
 		/* aws_swapin_mapped(): the faulted page once mapped */
-		if (ask(m, pol->swapin_mapped, nf))
+		if (ask_page(m, pol->swapin_mapped, nf, p))
 			active = true;
 	}
 
@@ -838,6 +853,7 @@ int lru2_run(const struct trace *tr, const struct lru2_params *prm,
 	m.file.active_file = prm->file_pages / 2;
 	m.file.inactive_file = prm->file_pages - prm->file_pages / 2;
 	m.file.swap_available = true;
+	m.file.memcg_id = 1;		/* the root memcg, as the shadows say */
 	m.st = st;
 	m.batch = prm->batch;
 	m.refault_kick = prm->refault_deactivate && !prm->batch;

@@ -783,6 +783,101 @@ static void t_keep_active(struct st_ctx *c)
 }
 
 /*
+ * What a policy sees of who and where (struct aws_folio's memcg_id, nid
+ * and id, struct aws_lru_sizes' memcg_id and nid): a probe that marks
+ * each id evict() gets in a bitmap and checks at refault that the id was
+ * evicted, and that every folio and lruvec is the root memcg's on node 0.
+ */
+#define PROBE_PAGES 4096
+static struct {
+	unsigned char evicted[PROBE_PAGES];
+	unsigned long evicts, refaults, matched, bad_where, swapin_ids;
+} probe;
+
+static bool probe_where(unsigned int memcg_id, unsigned int nid)
+{
+	if (memcg_id == 1 && nid == 0)
+		return true;
+	probe.bad_where++;
+	return false;
+}
+
+static enum aws_decision probe_evict(const struct aws_folio *f, void *st)
+{
+	(void)st;
+	probe.evicts++;
+	probe_where(f->memcg_id, f->nid);
+	if (f->id && f->id <= PROBE_PAGES)
+		probe.evicted[f->id - 1] = 1;
+	return AWS_YES;
+}
+
+static enum aws_decision probe_swapin(const struct aws_folio *f, void *st)
+{
+	(void)st;
+	if (f->id)
+		probe.swapin_ids++;
+	return AWS_NO;
+}
+
+static enum aws_decision probe_refault(struct aws_refault *r, void *st)
+{
+	(void)st;
+	probe.refaults++;
+	probe_where(r->sizes.memcg_id, r->sizes.nid);
+	if (r->id && r->id <= PROBE_PAGES && probe.evicted[r->id - 1])
+		probe.matched++;
+	r->workingset_size = r->sizes.active_anon;
+	return r->distance <= r->sizes.active_anon ? AWS_YES : AWS_NO;
+}
+
+static enum aws_decision probe_new(const struct aws_folio *f, void *st)
+{
+	(void)st;
+	probe_where(f->memcg_id, f->nid);
+	if (f->id)		/* a new page has no swap slot */
+		probe.bad_where++;
+	return AWS_NO;
+}
+
+static void t_identity_reaches_policy(struct st_ctx *c)
+{
+	const struct aws_policy pol = {
+		.name = "probe", .clock = AWS_CLOCK_ANON,
+		.new_anon = probe_new, .swapin = probe_swapin,
+		.evict = probe_evict, .refault = probe_refault,
+	};
+	struct lru2_params lp = {
+		.policy = &pol, .frames = 1024, .ratio = 1, .bucket_order = -1,
+	};
+	struct sim_stats st;
+	struct trace t;
+	unsigned int pass, i;
+
+	memset(&probe, 0, sizeof(probe));
+	memset(&t, 0, sizeof(t));
+	for (pass = 0; pass < 3; pass++)	/* a loop of 1.5x the frames */
+		for (i = 0; i < 1536; i++)
+			trace_push(&t, i);
+	if (lru2_run(&t, &lp, &st)) {
+		fail(c, "run failed");
+		return;
+	}
+	if (!probe.evicts || !probe.refaults)
+		fail(c, "no eviction (%lu) or refault (%lu)", probe.evicts, probe.refaults);
+	if (probe.matched != probe.refaults)
+		fail(c, "%lu of %lu refaults carried an id evict() saw", probe.matched,
+		     probe.refaults);
+	if (probe.swapin_ids != st.swapins)
+		fail(c, "%lu of %llu swap-ins carried an id", probe.swapin_ids,
+		     (unsigned long long)st.swapins);
+	if (probe.bad_where)
+		fail(c, "%lu decisions saw another memcg or node, or a new page with an id",
+		     probe.bad_where);
+	trace_free(&t);
+}
+
+/*
  * --batch: one memcg reclaim on a trace of @n pages each touched once
  * (never young), under @pol with ratio 1; @batch off is one page per fault.
  */
@@ -1444,6 +1539,7 @@ static const struct {
 	{ "decisions_reach_model", t_decisions_reach_model },
 	{ "clock_wrap_invariance", t_clock_wrap },
 	{ "keep_active_reaches_model", t_keep_active },
+	{ "identity_reaches_policy", t_identity_reaches_policy },
 	{ "lru2_batch", t_lru2_batch },
 	{ "lru2_batch_patterns", t_lru2_batch_patterns },
 	{ "dist_deterministic", t_dist_deterministic },
