@@ -46,7 +46,8 @@ lost() { awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }' $T/
 # the pages refaulted without an identity (swap entry), activate_REASON
 # the pages of aws_activate events per reason, verdict_long
 # those whose distance exceeds it and verdict_long_in how many of them
-# were activated anyway.
+# were activated anyway, long_POLICY and long_in_POLICY the same per
+# policy.
 summary() {
 	trace-cmd report -i $DAT 2>/dev/null | awk '
 	{
@@ -80,6 +81,8 @@ summary() {
 			if (f["distance"] + 0 > f["workingset_size"] + 0) {
 				c["verdict_long"]++
 				c["verdict_long_in"] += f["activate"]
+				c["long_" f["policy"]]++
+				c["long_in_" f["policy"]] += f["activate"]
 			}
 			if (f["activate"] + 0) c["verdict_in"]++; else c["verdict_out"]++
 		} else if (ev == "aws_activate")

@@ -2,7 +2,7 @@
 /*
  * aws-bpf-load - attach a BPF anon LRU policy and keep it attached
  *
- * usage: aws-bpf-load [-g] [-c CGROUP] [-D] POLICY.bpf.o
+ * usage: aws-bpf-load [-g] [-c CGROUP] [-D] [-n NAME] [-s VAR=N]... POLICY.bpf.o
  *
  * Loads the one struct aws_bpf_ops in POLICY.bpf.o (the verifier checks
  * every program; the end of its log is printed if it refuses one, its last
@@ -12,7 +12,11 @@
  * for the memory cgroup at path CGROUP (its memory.anon_ws_policy).  -D
  * drops CAP_SYS_ADMIN from the effective set between the load and the
  * attach: the attach of a task that could load the program but has no
- * CAP_SYS_ADMIN, which the module refuses (a test).  Then
+ * CAP_SYS_ADMIN, which the module refuses (a test).  -n attaches the
+ * policy as NAME instead of the name in the object, and -s sets the
+ * policy's `const volatile` integer VAR (its .rodata) to N before the
+ * load: so one object runs as two policies with different settings
+ * side by side.  Then
  * it prints "attached NAME" and waits until it is told to stop (SIGINT,
  * SIGTERM) or the link is detached from outside (bpftool link detach).
  * Before it lets go it prints the policy's global variables (its .bss and
@@ -130,18 +134,22 @@ static bool drop_sys_admin(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: aws-bpf-load [-g] [-c CGROUP] [-D] POLICY.bpf.o\n");
+	fprintf(stderr, "usage: aws-bpf-load [-g] [-c CGROUP] [-D] [-n NAME] [-s VAR=N]... POLICY.bpf.o\n");
 	exit(2);
 }
 
-/* The policy name in @map's initial value, found by its BTF member. */
-static const char *policy_name(struct bpf_object *obj, struct bpf_map *map)
+/*
+ * The policy name in @map's initial value, found by its BTF member, and
+ * the room for it in *@room (the array's size).
+ */
+static char *policy_name(struct bpf_object *obj, struct bpf_map *map,
+			 size_t *room)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	const struct btf_type *t;
 	const struct btf_member *m;
-	const char *data;
-	size_t size;
+	char *data;
+	size_t size, off;
 	int i;
 
 	data = bpf_map__initial_value(map, &size);
@@ -149,11 +157,80 @@ static const char *policy_name(struct bpf_object *obj, struct bpf_map *map)
 	if (!data || !t || !btf_is_struct(t))
 		return NULL;
 	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++)
-		if (!strcmp(btf__name_by_offset(btf, m->name_off), "name") &&
-		    btf_member_bit_offset(t, i) / 8 < size)
-			return data + btf_member_bit_offset(t, i) / 8;
+	for (i = 0; i < btf_vlen(t); i++, m++) {
+		off = btf_member_bit_offset(t, i) / 8;
+		if (strcmp(btf__name_by_offset(btf, m->name_off), "name") ||
+		    off >= size || btf__resolve_size(btf, m->type) <= 0)
+			continue;
+		*room = btf__resolve_size(btf, m->type);
+		if (off + *room > size)
+			return NULL;
+		return data + off;
+	}
 	return NULL;
+}
+
+/*
+ * -s VAR=N: set @obj's const volatile integer VAR in its .rodata, before
+ * the load; false, with a message (the variables there are), if it has
+ * none of that name or N does not fit.
+ */
+static bool set_rodata(struct bpf_object *obj, const char *arg)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const char *eq = strchr(arg, '='), *vn;
+	const struct btf_var_secinfo *v;
+	const struct btf_type *t, *vt;
+	unsigned long long x;
+	struct bpf_map *map;
+	char names[512] = "";
+	char *end, *data;
+	size_t size;
+	int i;
+
+	if (!eq || eq == arg || !eq[1])
+		goto bad;
+	errno = 0;
+	x = strtoull(eq + 1, &end, 0);
+	if (errno || *end)
+		goto bad;
+	bpf_object__for_each_map(map, obj) {
+		const char *mn = bpf_map__name(map);
+		size_t len = strlen(mn);
+
+		if (!btf || len < 7 || strcmp(mn + len - 7, ".rodata"))
+			continue;
+		data = bpf_map__initial_value(map, &size);
+		t = btf__type_by_id(btf, bpf_map__btf_value_type_id(map));
+		if (!data || !t || !btf_is_datasec(t))
+			continue;
+		v = btf_var_secinfos(t);
+		for (i = 0; i < btf_vlen(t); i++, v++) {
+			vt = btf__type_by_id(btf, v->type);
+			vn = btf__name_by_offset(btf, vt->name_off);
+			vt = btf__type_by_id(btf, btf__resolve_type(btf, vt->type));
+			if (!vt || !btf_is_int(vt) || v->size > sizeof(x) ||
+			    v->offset + v->size > size)
+				continue;
+			if (strlen(names) + strlen(vn) + 2 < sizeof(names))
+				strcat(strcat(names, " "), vn);
+			if (strlen(vn) != (size_t)(eq - arg) || strncmp(vn, arg, eq - arg))
+				continue;
+			if (v->size < sizeof(x) && x >> (8 * v->size)) {
+				fprintf(stderr, "aws-bpf-load: -s %s: %s has %u bytes\n",
+					arg, vn, v->size);
+				return false;
+			}
+			memcpy(data + v->offset, &x, v->size);	/* little endian */
+			return true;
+		}
+	}
+	fprintf(stderr, "aws-bpf-load: -s %s: no such const volatile integer; there are:%s\n",
+		arg, names[0] ? names : " none");
+	return false;
+bad:
+	fprintf(stderr, "aws-bpf-load: -s %s: not VAR=N\n", arg);
+	return false;
 }
 
 /*
@@ -225,7 +302,10 @@ int main(int argc, char **argv)
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .kernel_log_buf = log,
 		    .kernel_log_size = sizeof(log));
 	struct sigaction sa = { .sa_handler = on_stop };
-	const char *cgroup = NULL, *name;
+	const char *cgroup = NULL, *rename = NULL, *sets[16];
+	char *name;
+	size_t room = 0;
+	int nsets = 0;
 	struct bpf_map *map, *ops = NULL;
 	struct bpf_link *link = NULL;
 	struct bpf_object *obj;
@@ -234,13 +314,17 @@ int main(int argc, char **argv)
 	int opt, status = 1, kmsg = -1;
 	struct pollfd pfd;
 
-	while ((opt = getopt(argc, argv, "gc:D")) != -1) {
+	while ((opt = getopt(argc, argv, "gc:Dn:s:")) != -1) {
 		if (opt == 'g')
 			global = true;
 		else if (opt == 'D')
 			nocap = true;
 		else if (opt == 'c')
 			cgroup = optarg;
+		else if (opt == 'n')
+			rename = optarg;
+		else if (opt == 's' && nsets < 16)
+			sets[nsets++] = optarg;
 		else
 			usage();
 	}
@@ -266,11 +350,28 @@ int main(int argc, char **argv)
 		}
 		ops = map;
 	}
-	name = ops ? policy_name(obj, ops) : NULL;
+	name = ops ? policy_name(obj, ops, &room) : NULL;
 	if (!name) {
 		fprintf(stderr, "aws-bpf-load: %s holds no struct aws_bpf_ops with a name\n",
 			argv[optind]);
 		goto out;
+	}
+	/* the module checks the name itself; here only that it fits */
+	if (rename && strlen(rename) >= room) {
+		fprintf(stderr, "aws-bpf-load: -n %s: a name has at most %zu characters\n",
+			rename, room - 1);
+		status = 2;
+		goto out;
+	}
+	if (rename) {
+		memset(name, 0, room);
+		memcpy(name, rename, strlen(rename));
+	}
+	for (opt = 0; opt < nsets; opt++) {
+		if (!set_rodata(obj, sets[opt])) {
+			status = 2;
+			goto out;
+		}
 	}
 	/* Attached below, once every map and program is loaded. */
 	bpf_map__set_autoattach(ops, false);

@@ -4,11 +4,16 @@
  *
  * detect, plus every other refault whose distance is too long for the
  * active anon list, counted per lruvec in the first word of the private
- * state (the verifier makes the program check that it has one).
+ * state (the verifier makes the program check that it has one).  How many
+ * of them is a setting: one in long_every, which the loader can change
+ * before the load (aws-bpf-load -n NAME -s long_every=3 runs a second
+ * copy that admits every third).
  */
 #include "aws_bpf_policy.h"
 
 char _license[] SEC("license") = "GPL";
+
+const volatile __u64 long_every = 2;
 
 AWS_BPF_ALWAYS(bexample_new_anon, new_anon, AWS_NO)	/* start inactive */
 AWS_BPF_ALWAYS(bexample_swapin, swapin, AWS_YES)	/* PG_workingset for PSI */
@@ -31,8 +36,10 @@ enum aws_decision BPF_PROG(bexample_refault, struct aws_refault *r,
 		return AWS_YES;
 	if (!state)
 		return AWS_NO;
-	/* too long for detect: admit every other one */
-	return state->words[0]++ % 2 ? AWS_YES : AWS_NO;
+	/* too long for detect: admit one in long_every */
+	if (!long_every)
+		return AWS_NO;
+	return state->words[0]++ % long_every == long_every - 1 ? AWS_YES : AWS_NO;
 }
 
 SEC(".struct_ops.link")

@@ -23,7 +23,9 @@
 #    why through its loader, and reclaim goes on; a budget out of range
 #    refuses the load;
 #  - two sibling cgroups run bdetect and the C detect at once, each
-#    policy's events naming only its own cgroup's memcg;
+#    policy's events naming only its own cgroup's memcg; two copies of
+#    bexample's object, one renamed and set to admit every third long
+#    refault (aws-bpf-load -n, -s), run side by side, each by its setting;
 #  - killing the loader (SIGKILL) mid-run hands the cgroup back to the
 #    policy it had before, its shadows swept (none refaults on an old
 #    clock while the workload swaps on), and SIGTERM the global policy;
@@ -367,6 +369,69 @@ fi
 bpf_stop bs TERM
 gone bdetect
 rmdir $CG/bpfs1 $CG/bpfs2
+
+# --- two copies of one object, each with its own settings ----------------------
+# bexample.bpf.o attached twice at once: as itself (one long refault in
+# long_every = 2 admitted) in one cgroup, and as bex3 with long_every=3
+# (aws-bpf-load -n bex3 -s long_every=3) in a sibling, both thrashing at
+# once.  Each copy must admit one long refault in its own long_every,
+# give or take one per lruvec (each counts in its own state), with more
+# than 100 long ones each, and name only its own cgroup's memcg.  Catches
+# a loader whose -n or -s does not reach the kernel (the second attach
+# refused with EEXIST, or every other one admitted by both) and copies
+# that share their settings or their state.
+mkdir $CG/bpfc1 $CG/bpfc2
+echo $LIMIT >$CG/bpfc1/memory.max
+echo $LIMIT >$CG/bpfc2/memory.max
+copies() {
+	local a
+	(echo $BASHPID >$CG/bpfc1/cgroup.procs && exec "${THRASH[@]}" >/dev/null 2>&1) &
+	a=$!
+	(echo $BASHPID >$CG/bpfc2/cgroup.procs && exec "${THRASH[@]}" >/dev/null 2>&1) &
+	wait $a $!
+}
+if bpf_attach bc2 bexample.bpf.o -c $CG/bpfc1 &&
+	bpf_attach bc3 bexample.bpf.o -n bex3 -s long_every=3 -c $CG/bpfc2; then
+	record_window copies || diag "trace-cmd start/extract failed"
+	bad='' line=''
+	for pn in bexample:2 bex3:3; do
+		p=${pn%:*} n=${pn#*:}
+		long=${E[long_$p]:-0} in=${E[long_in_$p]:-0}
+		nl=$(printf '%s\n' "${!E[@]}" | grep -c "^memcg_${p}_")
+		d=$((n * in - long))
+		[ "$long" -gt 100 ] && [ "${d#-}" -le $(((n - 1) * nl)) ] && [ "$nl" = 1 ] ||
+			bad+=" $p: $in of $long long ones admitted, want 1 in $n ($nl lruvecs);"
+		line+=" $p $in of $long;"
+	done
+	[ "$LOST" = 0 ] || bad+=" $LOST events lost;"
+	if [ -z "$bad" ]; then
+		ok "copies_keep_their_settings # long refaults admitted:$line one in 2 and one in 3"
+	else
+		fail copies_keep_their_settings "$bad"
+	fi
+else
+	fail copies_keep_their_settings "not both attached: $(tail -n 2 /tmp/bpf-bc2.out /tmp/bpf-bc3.out | xargs)"
+fi
+for l in bc2 bc3; do [ -z "${BPF_LOADER[$l]:-}" ] || bpf_stop $l TERM; done
+{ gone bexample && gone bex3; } || diag "a copy still listed after its loader stopped"
+rmdir $CG/bpfc1 $CG/bpfc2
+# The loader refuses, before loading anything and with exit status 2, a
+# setting the object has no const volatile integer for (naming those it
+# has), a value that is not a number, and a name longer than the room
+# for one.
+bad=''
+for a in "-s nosuch=1:there are: long_every" "-s long_every=x:not VAR=N" "-n longername:at most 8"; do
+	# shellcheck disable=SC2086 # the options, split on purpose
+	"$LOAD" ${a%%:*} "$AWS_BPF/bexample.bpf.o" >/tmp/bpf-bad.out 2>&1
+	rc=$?
+	{ [ $rc = 2 ] && grep -q -- "${a#*:}" /tmp/bpf-bad.out; } ||
+		bad+=" '${a%%:*}': exit $rc, $(head -n 1 /tmp/bpf-bad.out);"
+done
+if [ -z "$bad" ] && ! listed bexample; then
+	ok "loader_refuses_bad_settings # an unknown variable, a value, a long name: exit 2 with why"
+else
+	fail loader_refuses_bad_settings "${bad:- bexample listed}"
+fi
 
 # --- the loader dies ---------------------------------------------------------
 mkdir $CG/bpfk
