@@ -126,6 +126,8 @@ int aws_cgroup_init(void);
 void aws_cgroup_exit(void);
 void aws_cgroup_clear(void);
 void aws_cgroup_forget(unsigned int policy);
+int aws_cgroup_check_id(u64 id);
+int aws_cgroup_select_run(u64 id, unsigned int run);
 void aws_cgroup_lookup(struct mem_cgroup *memcg, unsigned int *policy,
 		       unsigned int *ratio);
 

@@ -65,7 +65,10 @@ struct aws_bpf_state {
  * as NULL does in C); state is NULL for a policy without state and for a
  * folio no memcg is charged for.  clock is an enum aws_clock, state_size
  * 0 (no state) or up to sizeof(struct aws_bpf_state) (the whole block is
- * given), name at most AWS_POLICY_NAME_MAX of [a-z0-9_].
+ * given), name at most AWS_POLICY_NAME_MAX of [a-z0-9_].  cgroup_id, if
+ * not 0, is the memory cgroup the link selects the policy for when it
+ * attaches, in the same step (aws-bpf-load -c sets it): a cgroup id, the
+ * inode number of its directory in cgroup2.
  */
 struct aws_bpf_ops {
 	enum aws_decision (*new_anon)(const struct aws_folio *f,
@@ -94,6 +97,7 @@ struct aws_bpf_ops {
 	u32 state_size;
 	char name[AWS_POLICY_NAME_MAX + 1];
 	char description[AWS_BPF_DESCRIPTION_MAX];
+	u64 cgroup_id;
 };
 
 /*
@@ -358,6 +362,9 @@ static int aws_bpf_init_member(const struct btf_type *t,
 		}
 		memcpy(k->description, u->description, sizeof(k->description));
 		return 1;
+	case offsetof(struct aws_bpf_ops, cgroup_id):
+		k->cgroup_id = u->cgroup_id;	/* checked when it attaches */
+		return 1;
 	}
 	return 0;
 }
@@ -440,6 +447,46 @@ static int aws_bpf_alloc(unsigned int n)
 }
 
 /*
+ * Slot @n's link is gone, or its attach failed, parameter lock held: hand
+ * every user of the policy back to the policy it ran before, in one
+ * switch (aws_switch.c), then free the slot once no hook can reach it.
+ * Process context, may sleep, cannot fail.
+ */
+static void aws_bpf_drop(unsigned int n)
+{
+	unsigned int idx, prev;
+	unsigned long swept;
+	void **state, **clock;
+	struct aws_run *r;
+
+	r = aws_bpf_run(n);
+	idx = aws_nr_policies + n;
+	aws_bpf_slots[n].link = NULL;
+	aws_switch_begin();
+	WRITE_ONCE(r->live, false);
+	if (aws_global == idx) {
+		prev = aws_global_prev;
+		if (prev == idx || !aws_run_name(prev))
+			prev = aws_policy_index(aws_policy_default);
+		WRITE_ONCE(aws_global, prev);
+	}
+	if (aws_global_prev == idx)
+		aws_global_prev = AWS_NO_POLICY;
+	aws_cgroup_forget(idx);
+	swept = aws_switch_end();
+	atomic_long_inc(&aws_switches);
+	trace_aws_switch("detach", 0, r->policy->name, swept);
+	state = aws_table_detach(&r->state);
+	clock = aws_table_detach(&r->clock);
+	/* aws_state_claim() may still hold the pointers */
+	aws_synchronize();
+	aws_table_free_chunks(&r->state, state);
+	aws_table_free_chunks(&r->clock, clock);
+	pr_info("anon_workingset: BPF policy %s detached, global policy %s, %lu shadows dropped\n",
+		aws_bpf_slots[n].name, aws_run_name(aws_global), swept);
+}
+
+/*
  * A link is created: list the policy (it runs only once selected).  Only
  * link mode: a legacy struct_ops map would stay attached after its loader
  * died.
@@ -473,6 +520,11 @@ static int aws_bpf_reg(void *kdata, struct bpf_link *link)
 		ret = -EEXIST;
 		goto out;
 	}
+	if (ops->cgroup_id) {
+		ret = aws_cgroup_check_id(ops->cgroup_id);
+		if (ret)
+			goto bad_cgroup;
+	}
 	for (n = 0; n < AWS_BPF_SLOTS && free == AWS_BPF_SLOTS; n++)
 		if (!aws_bpf_run(n)->live)
 			free = n;
@@ -491,58 +543,42 @@ static int aws_bpf_reg(void *kdata, struct bpf_link *link)
 	atomic_set(&aws_bpf_slots[free].ejecting, 0);
 	/* Pairs with the lookups' acquire: who sees it live sees it filled. */
 	smp_store_release(&aws_bpf_run(free)->live, true);
-	pr_info("anon_workingset: BPF policy %s attached (%s)\n", ops->name,
-		aws_bpf_slots[free].policy.description);
+	/*
+	 * The link's cgroup, under the same lock: attached and selected, or
+	 * neither (the cgroup may have gone since the check above).
+	 */
+	if (ops->cgroup_id) {
+		ret = aws_cgroup_select_run(ops->cgroup_id,
+					    aws_nr_policies + free);
+		if (ret) {
+			aws_bpf_drop(free);
+			goto bad_cgroup;
+		}
+	}
+	pr_info("anon_workingset: BPF policy %s attached (%s)%s\n", ops->name,
+		aws_bpf_slots[free].policy.description,
+		ops->cgroup_id ? " for its cgroup" : "");
 out:
 	kernel_param_unlock(THIS_MODULE);
 	return ret;
+bad_cgroup:
+	pr_warn("anon_workingset: BPF policy %s: cgroup %llu is %s\n", ops->name,
+		ops->cgroup_id, ret == -ENODEV ? "being deleted" :
+		ret == -ENOENT ? "no memory cgroup below the root" :
+		"not selectable (no memory)");
+	goto out;
 }
 
-/*
- * The link is gone: hand every user of the policy back to the policy it
- * ran before, in one switch (aws_switch.c), then free the slot once no
- * hook can reach it.  Process context, may sleep, cannot fail.
- */
 static void aws_bpf_unreg(void *kdata, struct bpf_link *link)
 {
-	unsigned int n, idx, prev;
-	unsigned long swept;
-	void **state, **clock;
-	struct aws_run *r;
+	unsigned int n;
 
 	kernel_param_lock(THIS_MODULE);
 	for (n = 0; n < AWS_BPF_SLOTS; n++)
 		if (aws_bpf_run(n)->live && aws_bpf_slots[n].ops == kdata)
 			break;
-	if (n == AWS_BPF_SLOTS) {
-		kernel_param_unlock(THIS_MODULE);
-		return;
-	}
-	r = aws_bpf_run(n);
-	idx = aws_nr_policies + n;
-	aws_bpf_slots[n].link = NULL;
-	aws_switch_begin();
-	WRITE_ONCE(r->live, false);
-	if (aws_global == idx) {
-		prev = aws_global_prev;
-		if (prev == idx || !aws_run_name(prev))
-			prev = aws_policy_index(aws_policy_default);
-		WRITE_ONCE(aws_global, prev);
-	}
-	if (aws_global_prev == idx)
-		aws_global_prev = AWS_NO_POLICY;
-	aws_cgroup_forget(idx);
-	swept = aws_switch_end();
-	atomic_long_inc(&aws_switches);
-	trace_aws_switch("detach", 0, r->policy->name, swept);
-	state = aws_table_detach(&r->state);
-	clock = aws_table_detach(&r->clock);
-	/* aws_state_claim() may still hold the pointers */
-	aws_synchronize();
-	aws_table_free_chunks(&r->state, state);
-	aws_table_free_chunks(&r->clock, clock);
-	pr_info("anon_workingset: BPF policy %s detached, global policy %s, %lu shadows dropped\n",
-		aws_bpf_slots[n].name, aws_run_name(aws_global), swept);
+	if (n < AWS_BPF_SLOTS)
+		aws_bpf_drop(n);
 	kernel_param_unlock(THIS_MODULE);
 }
 

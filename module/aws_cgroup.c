@@ -235,10 +235,75 @@ static int aws_cg_lock_live(struct kernfs_open_file *of)
 	return 0;
 }
 
+/*
+ * Set cgroup @id's policy to run @idx - 1 (0: "default"), parameter lock
+ * held: a policy switch, with its sweep, if it changes.
+ */
+static int aws_cg_select(u64 id, unsigned long idx)
+{
+	unsigned long old, new, swept;
+	int ret = 0;
+
+	old = aws_cg_get(id);
+	new = (old & ~AWS_CG_POLICY_MASK) | idx;
+	if (new != old) {
+		new &= (1UL << AWS_CG_PREV_SHIFT) - 1;
+		new |= (old & AWS_CG_POLICY_MASK) << AWS_CG_PREV_SHIFT;
+		aws_switch_begin();
+		ret = aws_cg_set(id, new);
+		swept = aws_switch_end();
+		if (!ret) {
+			atomic_long_inc(&aws_switches);
+			trace_aws_switch("cgroup", id,
+					 idx ? aws_run_name(idx - 1) : "default",
+					 swept);
+		}
+	}
+	return ret;
+}
+
+/*
+ * A BPF policy's link names cgroup @id (module/aws_bpf.c): select run @run
+ * for it, parameter lock held, as a write of its memory.anon_ws_policy
+ * would; -ENOENT if @id is no cgroup below the root with the memory
+ * controller enabled, -ENODEV if it is being deleted.
+ * aws_cgroup_check_id() only checks.
+ */
+static int aws_cg_check_select(u64 id, unsigned int run, bool select)
+{
+	struct cgroup_subsys_state *css;
+	struct cgroup *cgrp = cgroup_get_from_id(id);
+	int ret = -ENOENT;
+
+	if (IS_ERR(cgrp))
+		return -ENOENT;
+	css = cgroup_parent(cgrp) ?
+	      cgroup_get_e_css(cgrp, &memory_cgrp_subsys) : NULL;
+	if (css && css->cgroup == cgrp) {
+		ret = READ_ONCE(css->flags) & CSS_DYING ? -ENODEV : 0;
+		if (!ret && select)
+			ret = aws_cg_select(id, run + 1);
+	}
+	if (css)
+		css_put(css);
+	cgroup_put(cgrp);
+	return ret;
+}
+
+int aws_cgroup_check_id(u64 id)
+{
+	return aws_cg_check_select(id, 0, false);
+}
+
+int aws_cgroup_select_run(u64 id, unsigned int run)
+{
+	return aws_cg_check_select(id, run, true);
+}
+
 static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 				   size_t nbytes, loff_t off)
 {
-	unsigned long old, new, swept, idx = 0, run;
+	unsigned long idx = 0, run;
 	u64 id = aws_of_id(of);
 	int ret = 0;
 
@@ -257,21 +322,7 @@ static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 		}
 		idx = run + 1;
 	}
-	old = aws_cg_get(id);
-	new = (old & ~AWS_CG_POLICY_MASK) | idx;
-	if (new != old) {
-		new &= (1UL << AWS_CG_PREV_SHIFT) - 1;
-		new |= (old & AWS_CG_POLICY_MASK) << AWS_CG_PREV_SHIFT;
-		aws_switch_begin();
-		ret = aws_cg_set(id, new);
-		swept = aws_switch_end();
-		if (!ret) {
-			atomic_long_inc(&aws_switches);
-			trace_aws_switch("cgroup", id,
-					 idx ? aws_run_name(idx - 1) : "default",
-					 swept);
-		}
-	}
+	ret = aws_cg_select(id, idx);
 	kernel_param_unlock(THIS_MODULE);
 	return ret ?: nbytes;
 }

@@ -9,7 +9,9 @@
  * lines say why), attaches it with
  * a BPF link, so that anon_workingset.ko lists it as a policy, and with -g
  * selects it as the global policy (the `policy` module parameter), with -c
- * for the memory cgroup at path CGROUP (its memory.anon_ws_policy).  -D
+ * for the memory cgroup at path CGROUP: the link carries the cgroup's id
+ * (the ops' cgroup_id), so the module attaches and selects it in one step,
+ * and refuses the attach if CGROUP is no memory cgroup below the root.  -D
  * drops CAP_SYS_ADMIN from the effective set between the load and the
  * attach: the attach of a task that could load the program but has no
  * CAP_SYS_ADMIN, which the module refuses (a test).  -n attaches the
@@ -43,10 +45,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
+#include <linux/magic.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -139,11 +144,11 @@ static void usage(void)
 }
 
 /*
- * The policy name in @map's initial value, found by its BTF member, and
- * the room for it in *@room (the array's size).
+ * Member @member of the ops in @map's initial value, found by its BTF
+ * member, and its size in *@room.
  */
-static char *policy_name(struct bpf_object *obj, struct bpf_map *map,
-			 size_t *room)
+static char *ops_member(struct bpf_object *obj, struct bpf_map *map,
+			const char *member, size_t *room)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	const struct btf_type *t;
@@ -159,7 +164,7 @@ static char *policy_name(struct bpf_object *obj, struct bpf_map *map,
 	m = btf_members(t);
 	for (i = 0; i < btf_vlen(t); i++, m++) {
 		off = btf_member_bit_offset(t, i) / 8;
-		if (strcmp(btf__name_by_offset(btf, m->name_off), "name") ||
+		if (strcmp(btf__name_by_offset(btf, m->name_off), member) ||
 		    off >= size || btf__resolve_size(btf, m->type) <= 0)
 			continue;
 		*room = btf__resolve_size(btf, m->type);
@@ -278,6 +283,34 @@ static void print_globals(struct bpf_object *obj, const char *name)
 	fflush(stdout);
 }
 
+/*
+ * -c CGROUP: the cgroup2 directory's id (its inode number) into the ops'
+ * cgroup_id, for the module to select the policy for when it attaches.
+ */
+static bool set_cgroup(struct bpf_object *obj, struct bpf_map *ops,
+		       const char *cgroup)
+{
+	struct statfs sfs;
+	struct stat st;
+	size_t room = 0;
+	__u64 id;
+	char *p;
+
+	if (statfs(cgroup, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
+	    stat(cgroup, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "aws-bpf-load: -c %s: not a cgroup2 directory\n", cgroup);
+		return false;
+	}
+	p = ops_member(obj, ops, "cgroup_id", &room);
+	if (!p || room != sizeof(id)) {
+		fprintf(stderr, "aws-bpf-load: the module's struct aws_bpf_ops has no cgroup_id\n");
+		return false;
+	}
+	id = st.st_ino;
+	memcpy(p, &id, sizeof(id));
+	return true;
+}
+
 /* Write @name into @path (a policy file); false, with a message, if refused. */
 static bool select_policy(const char *path, const char *name)
 {
@@ -309,7 +342,6 @@ int main(int argc, char **argv)
 	struct bpf_map *map, *ops = NULL;
 	struct bpf_link *link = NULL;
 	struct bpf_object *obj;
-	char path[4096];
 	bool global = false, nocap = false;
 	int opt, status = 1, kmsg = -1;
 	struct pollfd pfd;
@@ -350,7 +382,7 @@ int main(int argc, char **argv)
 		}
 		ops = map;
 	}
-	name = ops ? policy_name(obj, ops, &room) : NULL;
+	name = ops ? ops_member(obj, ops, "name", &room) : NULL;
 	if (!name) {
 		fprintf(stderr, "aws-bpf-load: %s holds no struct aws_bpf_ops with a name\n",
 			argv[optind]);
@@ -372,6 +404,10 @@ int main(int argc, char **argv)
 			status = 2;
 			goto out;
 		}
+	}
+	if (cgroup && !set_cgroup(obj, ops, cgroup)) {
+		status = 2;
+		goto out;
 	}
 	/* Attached below, once every map and program is loaded. */
 	bpf_map__set_autoattach(ops, false);
@@ -402,14 +438,7 @@ int main(int argc, char **argv)
 		kmsg_reasons(kmsg, NULL);
 		goto out;
 	}
-	if (cgroup) {
-		snprintf(path, sizeof(path), "%s/memory.anon_ws_policy", cgroup);
-		if (!select_policy(path, name)) {
-			kmsg_reasons(kmsg, NULL);
-			goto out;
-		}
-	}
-	printf("attached %s\n", name);
+	printf("attached %s%s%s\n", name, cgroup ? " for " : "", cgroup ? cgroup : "");
 	fflush(stdout);
 
 	pfd = (struct pollfd){ .fd = bpf_link__fd(link), .events = POLLIN };

@@ -417,18 +417,25 @@ for l in bc2 bc3; do [ -z "${BPF_LOADER[$l]:-}" ] || bpf_stop $l TERM; done
 rmdir $CG/bpfc1 $CG/bpfc2
 # The loader refuses, before loading anything and with exit status 2, a
 # setting the object has no const volatile integer for (naming those it
-# has), a value that is not a number, and a name longer than the room
-# for one.
+# has), a value that is not a number, a name longer than the room for
+# one, and a -c that is not a cgroup2 directory; the module refuses the
+# attach of a link whose cgroup is the root (which has no policy file),
+# and the loader says why (exit status 1).
 bad=''
-for a in "-s nosuch=1:there are: long_every" "-s long_every=x:not VAR=N" "-n longername:at most 8"; do
+for a in "-s nosuch=1:there are: long_every" "-s long_every=x:not VAR=N" "-n longername:at most 8" \
+	"-c /tmp:not a cgroup2 directory"; do
 	# shellcheck disable=SC2086 # the options, split on purpose
 	"$LOAD" ${a%%:*} "$AWS_BPF/bexample.bpf.o" >/tmp/bpf-bad.out 2>&1
 	rc=$?
 	{ [ $rc = 2 ] && grep -q -- "${a#*:}" /tmp/bpf-bad.out; } ||
 		bad+=" '${a%%:*}': exit $rc, $(head -n 1 /tmp/bpf-bad.out);"
 done
+"$LOAD" -c $CG "$AWS_BPF/bexample.bpf.o" >/tmp/bpf-bad.out 2>&1
+rc=$?
+{ [ $rc = 1 ] && grep -q 'the module said: .*no memory cgroup below the root' /tmp/bpf-bad.out; } ||
+	bad+=" '-c $CG': exit $rc, $(tail -n 1 /tmp/bpf-bad.out);"
 if [ -z "$bad" ] && ! listed bexample; then
-	ok "loader_refuses_bad_settings # an unknown variable, a value, a long name: exit 2 with why"
+	ok "loader_refuses_bad_settings # an unknown variable, a value, a long name, not a cgroup: exit 2; the root cgroup: the module's why, exit 1"
 else
 	fail loader_refuses_bad_settings "${bad:- bexample listed}"
 fi
