@@ -30,8 +30,17 @@
  * against policy writes, load and unload; while a policy is attached its
  * map holds a reference on the module, so rmmod waits for the detach.
  *
+ * Two kfuncs (BPF functions the module gives its programs, and only
+ * them): aws_bpf_clock() reads the calling policy's non-resident clock
+ * of a (memcg, node), the clock its shadows are stamped with, and
+ * aws_bpf_error() asks the module to eject the calling policy, with the
+ * code it gives in the reason.  They know the caller from the callback
+ * running on this CPU (aws_bpf_current: the thunks set it, with
+ * preemption off for the call).
+ *
  * The way out: a callback that runs longer than bpf_budget_ms (a load
- * parameter, 200 ms by default) gets its policy ejected.  The thunk that
+ * parameter, 200 ms by default), or calls aws_bpf_error(), gets its
+ * policy ejected.  The thunk that
  * timed it queues a work that detaches the policy's link as `bpf_link
  * detach` would (its users get their previous policy back, as above),
  * counts it in /proc/anon_workingset (bpf_ejections) and says why in the
@@ -116,6 +125,7 @@ struct aws_bpf_slot {
 	unsigned long eject_gen;
 	const char *eject_member;
 	u64 eject_ns;
+	long eject_error;	/* aws_bpf_error()'s code, or -1: the budget */
 	struct work_struct eject_work;
 };
 
@@ -127,29 +137,61 @@ MODULE_PARM_DESC(bpf_budget_ms,
 		 "a BPF policy whose callback runs longer (ms, 1..60000, 200 by default) is detached");
 static u64 aws_bpf_budget_ns;
 
-/*
- * A callback of slot @n's program began at @t0 and just ended: if it ran
- * over the budget, eject the policy (once; from any context).
- */
-static void aws_bpf_timed(unsigned int n, const char *member, u64 t0)
+/* Eject slot @n's policy (once; from any context): a work detaches it. */
+static void aws_bpf_eject(unsigned int n, const char *member, u64 ns,
+			  long error)
 {
 	struct aws_bpf_slot *s = &aws_bpf_slots[n];
-	u64 ns = local_clock() - t0;
 
-	if (likely(ns <= aws_bpf_budget_ns) || atomic_cmpxchg(&s->ejecting, 0, 1))
+	if (atomic_cmpxchg(&s->ejecting, 0, 1))
 		return;
 	s->eject_gen = READ_ONCE(s->gen);
 	s->eject_member = member;
 	s->eject_ns = ns;
+	s->eject_error = error;
 	queue_work(system_unbound_wq, &s->eject_work);
 }
 
-/* Call slot @slot's @member as @call, timed against the budget. */
+/*
+ * A callback of slot @n's program began at @t0 and just ended: if it ran
+ * over the budget, eject the policy.
+ */
+static void aws_bpf_timed(unsigned int n, const char *member, u64 t0)
+{
+	u64 ns = local_clock() - t0;
+
+	if (unlikely(ns > aws_bpf_budget_ns))
+		aws_bpf_eject(n, member, ns, -1);
+}
+
+/* The callback running on this CPU: its slot + 1 (0: none), its member. */
+struct aws_bpf_current {
+	unsigned int slot_nr;
+	const char *callback;
+};
+
+static DEFINE_PER_CPU(struct aws_bpf_current, aws_bpf_current);
+
+/*
+ * Call slot @slot's @member as @call, timed against the budget, with
+ * preemption off so that a kfunc it calls knows it (aws_bpf_current).
+ */
 #define AWS_BPF_TIMED(slot, member, call) ({				\
-	u64 __t0 = local_clock();					\
-	typeof(call) __ret = (call);					\
+	struct aws_bpf_current *__cur, __was;				\
+	unsigned int __slot = (slot);					\
+	typeof(call) __ret;						\
+	u64 __t0;							\
 									\
-	aws_bpf_timed(slot, #member, __t0);				\
+	preempt_disable();						\
+	__cur = this_cpu_ptr(&aws_bpf_current);				\
+	__was = *__cur;							\
+	__cur->slot_nr = __slot + 1;					\
+	__cur->callback = #member;					\
+	__t0 = local_clock();						\
+	__ret = (call);							\
+	aws_bpf_timed(__slot, #member, __t0);				\
+	*__cur = __was;							\
+	preempt_enable();						\
 	__ret;								\
 })
 
@@ -230,8 +272,10 @@ static struct aws_bpf_ops aws_bpf_cfi_stubs = {
 BTF_ID_LIST(aws_bpf_btf_ids)
 BTF_ID(struct, aws_bpf_state)
 BTF_ID(struct, aws_refault)
+BTF_ID(struct, aws_bpf_ops)
 
 static const struct btf_type *aws_bpf_state_type, *aws_bpf_refault_type;
+static const struct btf *aws_bpf_btf;	/* the module's */
 
 static int aws_bpf_btf_init(struct btf *btf)
 {
@@ -243,6 +287,7 @@ static int aws_bpf_btf_init(struct btf *btf)
 		pr_err("anon_workingset: the module's BTF does not describe aws_bpf_state and aws_refault\n");
 		return -EINVAL;
 	}
+	aws_bpf_btf = btf;
 	return 0;
 }
 
@@ -599,9 +644,13 @@ static void aws_bpf_eject_work(struct work_struct *work)
 		link = bpf_link_inc_not_zero(s->link);
 	if (!IS_ERR_OR_NULL(link)) {
 		atomic_long_inc(&aws_bpf_ejections);
-		pr_warn("anon_workingset: BPF policy %s ejected: its %s callback ran %llu us, over the %u ms budget\n",
-			s->name, s->eject_member, div_u64(s->eject_ns, NSEC_PER_USEC),
-			bpf_budget_ms);
+		if (s->eject_error >= 0)
+			pr_warn("anon_workingset: BPF policy %s ejected: its %s callback called aws_bpf_error(%ld)\n",
+				s->name, s->eject_member, s->eject_error);
+		else
+			pr_warn("anon_workingset: BPF policy %s ejected: its %s callback ran %llu us, over the %u ms budget\n",
+				s->name, s->eject_member,
+				div_u64(s->eject_ns, NSEC_PER_USEC), bpf_budget_ms);
 	}
 	kernel_param_unlock(THIS_MODULE);
 	if (IS_ERR_OR_NULL(link))
@@ -609,6 +658,69 @@ static void aws_bpf_eject_work(struct work_struct *work)
 	link->ops->detach(link);
 	bpf_link_put(link);
 }
+
+__bpf_kfunc_start_defs();
+
+/*
+ * The calling policy's non-resident clock of the lruvec of memcg
+ * @memcg_id on node @nid (as struct aws_folio and aws_lru_sizes name
+ * them): the value a shadow stamped now would carry, so that now minus a
+ * stamp read at eviction is the refault distance the module computes.
+ * 0 for a policy without a clock, an unknown memcg or node, or a call
+ * from outside a callback.
+ */
+__bpf_kfunc u64 aws_bpf_clock(u32 memcg_id, u32 nid)
+{
+	unsigned int slot = this_cpu_read(aws_bpf_current.slot_nr);
+	struct mem_cgroup *memcg;
+	u64 now = 0;
+
+	if (!slot || nid >= nr_node_ids || !node_online(nid))
+		return 0;
+	rcu_read_lock();
+	memcg = mem_cgroup_disabled() ? NULL : mem_cgroup_from_id(memcg_id);
+	if (memcg || mem_cgroup_disabled())
+		now = aws_clock_read(aws_bpf_run(slot - 1),
+				     mem_cgroup_lruvec(memcg, NODE_DATA(nid)));
+	rcu_read_unlock();
+	return now;
+}
+
+/*
+ * The calling policy gives up: it is ejected as one over its budget is,
+ * and the kernel log (and so its loader) says that it called this with
+ * @code.  The call itself returns; so does the callback.
+ */
+__bpf_kfunc void aws_bpf_error(u32 code)
+{
+	unsigned int slot = this_cpu_read(aws_bpf_current.slot_nr);
+
+	if (slot)
+		aws_bpf_eject(slot - 1, this_cpu_read(aws_bpf_current.callback),
+			      0, code);
+}
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(aws_bpf_kfunc_ids)
+BTF_ID_FLAGS(func, aws_bpf_clock)
+BTF_ID_FLAGS(func, aws_bpf_error)
+BTF_KFUNCS_END(aws_bpf_kfunc_ids)
+
+/* The kfuncs are for the programs of struct aws_bpf_ops only. */
+static int aws_bpf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	if (!btf_id_set8_contains(&aws_bpf_kfunc_ids, kfunc_id))
+		return 0;
+	return prog->aux->attach_btf == aws_bpf_btf &&
+	       prog->aux->attach_btf_id == aws_bpf_btf_ids[2] ? 0 : -EACCES;
+}
+
+static const struct btf_kfunc_id_set aws_bpf_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &aws_bpf_kfunc_ids,
+	.filter = aws_bpf_kfunc_filter,
+};
 
 static struct bpf_struct_ops aws_bpf_struct_ops = {
 	.verifier_ops = &aws_bpf_verifier_ops,
@@ -638,6 +750,13 @@ int aws_bpf_init(void)
 	for (n = 0; n < AWS_BPF_SLOTS; n++) {
 		aws_bpf_run(n)->policy = &aws_bpf_slots[n].policy;
 		INIT_WORK(&aws_bpf_slots[n].eject_work, aws_bpf_eject_work);
+	}
+	ret = register_btf_kfunc_id_set(BPF_PROG_TYPE_STRUCT_OPS,
+					&aws_bpf_kfunc_set);
+	if (ret) {
+		pr_err("anon_workingset: cannot register the BPF policies' kfuncs (%d)\n",
+		       ret);
+		return ret;
 	}
 	ret = register_bpf_struct_ops(&aws_bpf_struct_ops, aws_bpf_ops);
 	if (ret)

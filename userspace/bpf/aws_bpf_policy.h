@@ -20,6 +20,15 @@
 #include <bpf/bpf_tracing.h>
 
 /*
+ * The module's kfuncs (module/aws_bpf.c), for its policies only: the
+ * calling policy's non-resident clock of a (memcg, node), as a shadow
+ * stamped now would carry it (0 without a clock), and a way to give up:
+ * the module ejects the policy and says it called aws_bpf_error(code).
+ */
+extern __u64 aws_bpf_clock(__u32 memcg_id, __u32 nid) __ksym;
+extern void aws_bpf_error(__u32 code) __ksym;
+
+/*
  * The decisions several policies share, as module/policies/registry.c has
  * them for C (aws_yes(), aws_no(), aws_file_workingset_active()): a
  * program @prog for decision @member that always answers @answer, and one

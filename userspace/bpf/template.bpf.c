@@ -26,10 +26,14 @@
 
 char _license[] SEC("license") = "GPL";
 
-/* Where each page this policy shadowed was evicted from, by identity. */
+/*
+ * Where each page this policy shadowed was evicted from, by identity, and
+ * its clock then (the module's aws_bpf_clock() kfunc).
+ */
 struct where {
 	__u32 memcg_id;
 	__u32 nid;
+	__u64 clock;
 };
 
 struct {
@@ -41,6 +45,7 @@ struct {
 
 /* Counters for the author (aws-bpf-load prints them). */
 __u64 shadows_left, refaults_matched, refaults_unmatched, refaults_moved;
+__u64 distance_agrees, distance_differs;
 
 /*
  * The decisions that always give one answer, one line each
@@ -65,7 +70,10 @@ SEC("struct_ops/evict")
 enum aws_decision BPF_PROG(template_evict, const struct aws_folio *f,
 			   struct aws_bpf_state *state)
 {
-	struct where w = { .memcg_id = f->memcg_id, .nid = f->nid };
+	struct where w = {
+		.memcg_id = f->memcg_id, .nid = f->nid,
+		.clock = aws_bpf_clock(f->memcg_id, f->nid),
+	};
 	__u64 id = f->id;
 
 	if (f->nr_pages != 1)
@@ -84,7 +92,7 @@ SEC("struct_ops/refault")
 enum aws_decision BPF_PROG(template_refault, struct aws_refault *r,
 			   struct aws_bpf_state *state)
 {
-	__u64 id = r->id;
+	__u64 id = r->id, d;
 	struct where *w = bpf_map_lookup_elem(&evicted, &id);
 
 	/* the eviction of this page, and whether it left this lruvec */
@@ -94,6 +102,13 @@ enum aws_decision BPF_PROG(template_refault, struct aws_refault *r,
 		__sync_fetch_and_add(&refaults_matched, 1);
 		if (w->memcg_id != r->sizes.memcg_id || w->nid != r->sizes.nid)
 			__sync_fetch_and_add(&refaults_moved, 1);
+		/* the clock now less the clock then: the module's distance,
+		 * give or take what other CPUs evicted in between */
+		d = aws_bpf_clock(r->sizes.memcg_id, r->sizes.nid) - w->clock;
+		if (d - r->distance <= 64 || r->distance - d <= 64)
+			__sync_fetch_and_add(&distance_agrees, 1);
+		else
+			__sync_fetch_and_add(&distance_differs, 1);
 		bpf_map_delete_elem(&evicted, &id);
 	}
 	r->workingset_size = r->sizes.active_anon;

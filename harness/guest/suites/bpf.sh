@@ -295,6 +295,44 @@ if bpf_attach slow ejected-slow.bpf.o -c $SLOW; then
 else
 	fail overrunning_policy_ejected "it did not attach: $(tail -n 3 /tmp/bpf-slow.out | xargs)"
 fi
+# A policy that gives up (refused/giveup.bpf.c: its 100th eviction calls
+# the module's aws_bpf_error(42) kfunc) is ejected the same way, and the
+# reason names the call and the callback.  Without the kfunc's way out it
+# stays attached until the loader is killed at the end of the wait.
+GIVE=$CG/bpfgive
+mkdir $GIVE && echo 16M >$GIVE/memory.max
+before=$(cg_policy bpfgive) ej0=$(aws_stat bpf_ejections) lrc=none
+if bpf_attach giveup ejected-giveup.bpf.o -c $GIVE; then
+	(echo $BASHPID >$GIVE/cgroup.procs && exec aws-randw --size 32M --threads 1 \
+		--writes "$(randw_writes 32)") >/tmp/give-randw.out 2>&1 &
+	wp=$!
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "${BPF_LOADER[giveup]}" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "${BPF_LOADER[giveup]}" 2>/dev/null; then
+		bpf_stop giveup KILL
+	else
+		wait "${BPF_LOADER[giveup]}"
+		lrc=$?
+		unset "BPF_LOADER[giveup]"
+	fi
+	after=$(cg_policy bpfgive)
+	wait $wp
+	wrc=$?
+	why=$(grep -m1 'the module said: BPF policy giveup ejected' /tmp/bpf-giveup.out)
+	if [ "$lrc" = 3 ] && grep -q 'its evict callback called aws_bpf_error(42)' <<<"$why" &&
+		[ "$(($(aws_stat bpf_ejections) - ej0))" = 1 ] && ! listed giveup &&
+		[ "$after" = "$before" ] && [ "$wrc" = 0 ]; then
+		ok "erroring_policy_ejected # ${why#*said: }; the load verified"
+	else
+		fail erroring_policy_ejected "loader exit $lrc, ejections +$(($(aws_stat bpf_ejections) - ej0))," \
+			"cgroup $after (was $before), load exit $wrc: $(tail -n 2 /tmp/bpf-giveup.out | xargs)"
+	fi
+else
+	fail erroring_policy_ejected "it did not attach: $(tail -n 3 /tmp/bpf-giveup.out | xargs)"
+fi
+rmdir $GIVE 2>/dev/null
 rmdir $SLOW 2>/dev/null
 
 # --- template: every member, as shipped to copy ----------------------------
@@ -325,14 +363,19 @@ if bpf_attach template template.bpf.o -g; then
 	# and node, and looks every refault up by r->id; its loader prints the
 	# counts.  Every refault must find its eviction, from the lruvec it
 	# refaults into (the workloads' cgroups reclaim themselves), and at
-	# least as many as the trace showed judged.  Catches ids missing or
-	# different at evict and refault, and memcg or node ids that disagree.
+	# least as many as the trace showed judged; the clock it read then and
+	# now with the aws_bpf_clock() kfunc must give the module's distance
+	# within 64 pages (what the other CPU evicts in between) for all but
+	# 1 % of them.  Catches ids missing or different at evict and refault,
+	# memcg or node ids that disagree, and a kfunc that reads another clock.
 	g=$(grep ' (template globals)$' /tmp/bpf-template.out)
 	gv() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" <<<"$g"; }
 	left=$(gv shadows_left) hit=$(gv refaults_matched) miss=$(gv refaults_unmatched) moved=$(gv refaults_moved)
+	agree=$(gv distance_agrees) differ=$(gv distance_differs)
 	if [ -n "$g" ] && [ "${left:-0}" -gt 0 ] && [ "${hit:-0}" -gt 0 ] &&
-		[ "$hit" -ge "${E[policy_template_aws_refault]:-0}" ] && [ "$miss" = 0 ] && [ "$moved" = 0 ]; then
-		ok "template_matches_evictions_by_identity # $hit refaults found among $left evictions by id, none moved"
+		[ "$hit" -ge "${E[policy_template_aws_refault]:-0}" ] && [ "$miss" = 0 ] && [ "$moved" = 0 ] &&
+		[ "${agree:-0}" -gt 0 ] && [ $((100 * ${differ:-1})) -le "$hit" ]; then
+		ok "template_matches_evictions_by_identity # $hit refaults found among $left evictions by id, none moved; aws_bpf_clock's distance within 64 of the module's in $agree, not in $differ"
 	else
 		fail template_matches_evictions_by_identity "globals '${g:-none}' (traced refaults" \
 			"${E[policy_template_aws_refault]:-0})"
