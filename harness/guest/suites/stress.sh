@@ -10,7 +10,8 @@
 # refault in another cgroup.  THP swap-out runs on zram: it needs a
 # non-rotational device.  Every window must really have swapped in (pswpin
 # grew during it), and every verifying run is judged on its verification,
-# OOM-killed ones included.
+# OOM-killed ones included.  On 6.12, BPF policies are attached and
+# detached again and again while such loads swap.
 #   STRESS_SECONDS (default 8): seconds per policy and timed load.
 #   LIMIT_MB (default 48): the cgroup limit L; the loads are 2L (8L/3
 #   where swap must run out), so the oversubscription stays 2x.
@@ -259,5 +260,58 @@ wait "$pid"
 verdict refault_after_cgroup_deleted $? /tmp/dead.out /tmp/dead.out
 rmdir /sys/fs/cgroup/heir
 diag "refaults $(aws_stat refaults), stale $(aws_stat refaults_stale)"
+
+# BPF policies attached and detached under load (6.12 only: before 6.9 a
+# module cannot register a struct_ops type).  Two verifying loads at 2L,
+# aws-randw in cgroup rw and stress-ng's vm stressor in cgroup sng, run
+# while bdetect is attached to rw's cgroup through its link and detached
+# again, then attached globally and detached, BPF_CHURN times in all,
+# stopped by SIGTERM and SIGKILL by turns after 0.3 s attached.  Every
+# attach must take, every policy must be gone after its loader, none
+# ejected, rw's cgroup back on its own policy ("default"), and both loads
+# must verify with no OOM kill.
+BPF_CHURN=8
+case $(uname -r) in
+6.1.*)
+	skip bpf_attach_detach_under_load "6.1 has no BPF policies (a struct_ops type in a module needs 6.9)" ;;
+*)
+	. "$AWS_TOOLS/guest/lib-bpf.sh"
+	set_policy detect
+	ej0=$(aws_stat bpf_ejections) k0=$(vmstat oom_kill) in0=$(vmstat pswpin) why=''
+	cg_run rw "${L}M" aws-randw --size ${L2}M --threads 2 --seconds "$SECS" --verify-writes \
+		>/tmp/rw.out 2>/tmp/rw.err &
+	rw=$!
+	cg_run sng "${L}M" stress-ng --vm 1 --vm-bytes ${L2}M --vm-method all --verify \
+		--timeout "${SECS}s" >/tmp/sng.out 2>&1 &
+	sng=$!
+	for _ in $(seq 1 50); do [ -d /sys/fs/cgroup/rw ] && break; sleep 0.1; done
+	for ((i = 0; i < BPF_CHURN; i++)); do
+		if ((i % 2)); then where=-g; else where="-c /sys/fs/cgroup/rw"; fi
+		# shellcheck disable=SC2086 # where: the option and its argument
+		if ! bpf_attach churn bdetect.bpf.o $where; then
+			why+=" attach $i ($where) failed: $(tail -n 1 /tmp/bpf-churn.out);"
+			break
+		fi
+		sleep 0.3
+		if ((i % 4 < 2)); then bpf_stop churn TERM; else bpf_stop churn KILL; fi
+		if tr -d '[]' <"$AWS_PARAMS/policy" | tr ' ' '\n' | grep -qx bdetect; then
+			why+=" bdetect listed after stop $i;"
+		fi
+	done
+	pol=$(sed -n 's/.*\[\([a-z0-9_]*\)\].*/\1/p' /sys/fs/cgroup/rw/memory.anon_ws_policy 2>/dev/null)
+	[ -z "$pol" ] || [ "$pol" = default ] || why+=" rw's cgroup left on $pol;"
+	wait $rw
+	rwrc=$?
+	wait $sng
+	rc=$?
+	dk=$(($(vmstat oom_kill) - k0)) de=$(($(aws_stat bpf_ejections) - ej0))
+	[ "$de" = 0 ] || why+=" $de ejected;"
+	[ "$dk" = 0 ] || why+=" oom_kill +$dk;"
+	{ [ $rc = 0 ] && ! grep -qi 'fail\|corrupt' /tmp/sng.out; } || why+=" stress-ng exit $rc;"
+	[ "$(get_policy)" = detect ] || why+=" global policy $(get_policy), not detect;"
+	diag "bpf churn: $i attaches, pswpin +$(($(vmstat pswpin) - in0))"
+	verdict bpf_attach_detach_under_load $rwrc /tmp/rw.out /tmp/rw.err "$in0" "${why# }"
+	;;
+esac
 check rmmod_after_stress rmmod anon_workingset
 ktap_end
