@@ -117,6 +117,11 @@ def main(argv):
     ap.add_argument("--peers", default="upstream,MGLRU",
                     help="the policies the goals take the better of (default upstream,MGLRU)")
     ap.add_argument("--goals", default="hold,hold2", help="the policies judged by the goals (default hold,hold2)")
+    ap.add_argument("--families", metavar="FILE",
+                    help="simguest.py --families' verdicts: the families whose source is not"
+                    " 'model' (in --families-variant, model mglru) are left to the guest")
+    ap.add_argument("--families-variant", default="ykick",
+                    help="the simguest variant make sim's model is (default ykick)")
     a = ap.parse_args(argv)
     try:
         wide = load(a.csv)
@@ -147,9 +152,24 @@ def main(argv):
     print(table.to_string())
     frames = pd.read_csv(a.csv, usecols=["instance", "frames"]).drop_duplicates("instance")
     t = goals.table_of_counts(wide.join(frames.set_index("instance")))
+    guest_only = ()
+    if a.families:
+        try:
+            f = pd.read_csv(a.families)
+        except OSError as e:
+            print("error: %s" % e, file=sys.stderr)
+            return 1
+        f = f[(f.variant == a.families_variant) & (f.model == "mglru") & (f.family != "all")]
+        if f.empty:
+            print("error: %s has no variant %s of the mglru model" % (a.families, a.families_variant),
+                  file=sys.stderr)
+            return 1
+        guest_only = tuple(sorted(f[f.source != "model"].family))
+        print("\nleft to the guest (%s, variant %s): %s" % (a.families, a.families_variant,
+                                                          ", ".join(guest_only) or "none"))
     verdicts = []
     for p in judged:
-        lines, v = goals.report(t, p, peers)
+        lines, v = goals.report(t, p, peers, guest_only)
         print("\n" + "\n".join(lines))
         verdicts.append(v.assign(policy=p))
     os.makedirs(out, exist_ok=True)

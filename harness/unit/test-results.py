@@ -426,6 +426,13 @@ def check_goals(d):
     assert {g: x[0] for g, x in v.items()} == want, v
     # the better is per instance: slide's is upstream (0), so hold is 21x there
     assert v["no-harm-max"][1] == "worst 21.000", v
+    # the slide family left to the guest: out of the goals against the
+    # better (no-harm-max now met: every other instance is below the
+    # better), a row saying so, slide-fits (no MGLRU in it) still judged;
+    # a family with no instance gets no row
+    g = {x[0]: x for x in G.check(t, "hold", ["upstream", "MGLRU"], guest_only=("slide", "randw"))}
+    assert g["no-harm-max"][1] == "met" and g["slide-fits"][1] == "met", g
+    assert g["family-slide"][1] == "from the guest only" and "family-randw" not in g, g
     # ranges: the slide window within the limit at one end of the runs only
     t.loc[2, ["hold_lo", "hold_hi"]] = (10, 40)
     t.loc[0, ["hold_lo", "hold_hi"]] = (100, 160)
@@ -445,7 +452,8 @@ def check_goals(d):
         assert got["no-harm-95"][:2] == want, (above, got["no-harm-95"])
     assert re.match(r"p95 1\.000 \(1\.000-1\.000\)", got["no-harm-95"][2]), got["no-harm-95"]
     return ("each goal met, missed and not told apart as built; the better taken per instance;"
-            " a p95 that meets at the medians but not in the bootstrap is untold")
+            " a p95 that meets at the medians but not in the bootstrap is untold; a family left"
+            " to the guest out of the goals against the better, and said so")
 
 
 def check_sample(d):
