@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The goals, judged in the guest on a sample of the workload distribution.
 
-usage: sample.py DIR [--judge hold,hold2] [--peers nomod,mglru]
+usage: sample.py DIR [--judge POLICY,...] [--peers nomod,mglru]
        sample.py --write-plan N [--dist-seed S] [--memory SIZE] [--policies LIST]
 
 DIR is a `make run` result folder whose plan's cells run aws-instance
@@ -13,7 +13,8 @@ this takes each policy's swap-ins (the guest's pswpin) over its runs:
 median, lowest and highest; the instance's family and drawn parameters
 from the simulator's own draw (aws-sim --distribution, the same rng seed,
 index and frames); and states the goals (harness/experiment/goals.py) of
-each --judge policy against the better of the --peers, with the runs'
+each --judge policy (by default every policy that ran but the peers)
+against the better of the --peers, with the runs'
 ranges as the intervals.  Writes DIR/sample.csv (one row per instance)
 and DIR/sample-goals.csv, and prints the goals.
 
@@ -140,11 +141,12 @@ def main(argv):
     ap.add_argument("--dist-seed", type=int, default=41)
     ap.add_argument("--memory", default="16M")
     ap.add_argument("--policies", default="nomod mglru hold hold2")
-    ap.add_argument("--judge", default="hold,hold2", help="the policies the goals judge (default hold,hold2)")
+    ap.add_argument("--judge", default="",
+                    help="the policies the goals judge (default: those that ran, but the peers)")
     ap.add_argument("--peers", default="nomod,mglru", help="the better of these (default nomod,mglru)")
     ap.add_argument("--sim", default=os.path.join(TOP, "build", "userspace", "aws-sim"))
     a = ap.parse_args(argv)
-    judged, peers = a.judge.split(","), a.peers.split(",")
+    judged, peers = [p for p in a.judge.split(",") if p], a.peers.split(",")
     if a.write_plan is not None:
         if a.dir or a.write_plan < 1 or not memory_max_bytes(a.memory):
             print("error: sample.py --write-plan N: N >= 1, a fixed --memory, no DIR", file=sys.stderr)
@@ -163,6 +165,11 @@ def main(argv):
         if len(plan_files) != 1:
             raise SampleError("%s holds %d plan files, not one" % (a.dir, len(plan_files)))
         cells = instances(os.path.join(a.dir, plan_files[0]))
+        if not judged:
+            ran = pd.read_csv(os.path.join(a.dir, "runs.csv"), usecols=["policy"]).policy
+            judged = [p for p in ran.drop_duplicates() if p not in peers]
+        if not judged:
+            raise SampleError("the runs are of no policy but the peers %s" % ",".join(peers))
         t = table(a.dir, cells, draws(cells, a.sim), judged + peers)
     except (SampleError, plans.PlanError, OSError) as e:
         print("error: sample.py: %s" % e, file=sys.stderr)
