@@ -147,6 +147,8 @@ def check(t, policy, peers, guest_only=()):
         return float(np.quantile(v, NO_HARM_SHARE))
 
     n = len(t)
+    if not n:	# every family left to the guest: only their rows below
+        return check_bounds(everyone, policy, out) + guest_rows(everyone, guest_only)
     ci = bootstrap(med, p95)
     out.append(("no-harm-95",) + by_interval(p95(med), ci, NO_HARM) +
                 ("p95 %.3f (%.3f-%.3f), median %.3f" % (p95(med), ci[0], ci[1], med.median()),
@@ -158,8 +160,23 @@ def check(t, policy, peers, guest_only=()):
     out.append(("no-harm-max",) + by_instance(med, lo, hi, NO_HARM_MAX) +
                 ("worst " + span(med[w], lo[w], hi[w]),
                  "instance %s, %s: %s" % (w, t.at[w, "family"], t.at[w, "params"])))
+    check_bounds(everyone, policy, out)
+    for fam in GAIN_FAMILIES:
+        s = t[t.family == fam]
+        if not len(s):
+            continue
+        m, l, h = ratio(s, policy, "better")
+        ci = bootstrap(m, np.median)
+        out.append(("family-gain-" + fam,) + by_interval(m.median(), ci, FAMILY_GAIN) +
+                   ("median %.3f (%.3f-%.3f)" % (m.median(), ci[0], ci[1]),
+                    "%d instances, median at most %.2fx the better; its %d %% bootstrap"
+                    " interval over instances in brackets"
+                    % (len(s), FAMILY_GAIN, round(100 * BOOT_LEVEL))))
+    return out + guest_rows(everyone, guest_only)
 
-    t = everyone
+
+def check_bounds(t, policy, out):
+    """check()'s goals against OPT or an absolute bound, appended to OUT."""
     s = t[(t.family == "slide") & (t.params.map(lambda p: param(p, "window")) <= 1.0)]
     if len(s):
         lim = s.frames / SLIDE_FRAMES_SHARE
@@ -191,19 +208,14 @@ def check(t, policy, peers, guest_only=()):
                    ("worst %d swap-ins, hot set %d" % (s.at[w, policy], hot[w]),
                     "%d instances with at most the hot set's pages: %d; worst instance %s: %s"
                     % (len(s), int((s[policy] <= hot).sum()), w, s.at[w, "params"])))
-    for fam in GAIN_FAMILIES:
-        s = t[t.family == fam]
-        if not len(s) or fam in guest_only:
-            continue
-        m, l, h = ratio(s, policy, "better")
-        ci = bootstrap(m, np.median)
-        out.append(("family-gain-" + fam,) + by_interval(m.median(), ci, FAMILY_GAIN) +
-                   ("median %.3f (%.3f-%.3f)" % (m.median(), ci[0], ci[1]),
-                    "%d instances, median at most %.2fx the better; its %d %% bootstrap"
-                    " interval over instances in brackets"
-                    % (len(s), FAMILY_GAIN, round(100 * BOOT_LEVEL))))
+    return out
+
+
+def guest_rows(t, guest_only):
+    """A row for each family of T left to the guest."""
+    out = []
     for fam in sorted(guest_only):
-        n_fam = int((everyone.family == fam).sum())
+        n_fam = int((t.family == fam).sum())
         if n_fam:
             out.append(("family-" + fam, "from the guest only", "-", "%d instances" % n_fam,
                         "left out of the goals against the better peer: the MGLRU model does"

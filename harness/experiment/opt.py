@@ -53,6 +53,7 @@ sha256 of the workload binary, of aws-sim, the arguments and the frames.
 Standard library only.  harness/unit/test-results.py tests it.
 """
 import csv
+import gzip
 import hashlib
 import json
 import os
@@ -195,13 +196,21 @@ def compute(p, binary, cache):
     return a, n, swapins, res
 
 
+def stored(d, name):
+    """The path of DIR's file NAME, or of NAME.gz (a stored folder keeps its
+    large CSVs gzipped)."""
+    path = os.path.join(d, name)
+    return path if os.path.exists(path) or not os.path.exists(path + ".gz") else path + ".gz"
+
+
 def read_runs(d):
     """The guest's runs: a list of dicts (cell, rep, res_* ...), from runs.tsv or runs.csv."""
     tsv = os.path.join(d, "runs.tsv")
     if os.path.exists(tsv):
         with open(tsv) as f:
             return [dict(kv.split("=", 1) for kv in line.rstrip("\n").split("\t")) for line in f if line.strip()]
-    with open(os.path.join(d, "runs.csv")) as f:
+    path = stored(d, "runs.csv")
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         return list(csv.DictReader(f))
 
 

@@ -38,7 +38,7 @@ import pandas as pd
 
 import goals
 import plan as plans
-from opt import memory_max_bytes
+from opt import memory_max_bytes, stored
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGE = 4096
@@ -112,8 +112,8 @@ def plan_text(n, seed, memory, policies, sim, argv):
 
 def table(d, cells, drawn, policies):
     """The goals table: one row per cell (instance)."""
-    runs = pd.read_csv(os.path.join(d, "runs.csv"), keep_default_na=False, na_values=[""])
-    opt = pd.read_csv(os.path.join(d, "opt.csv"), keep_default_na=False, na_values=[""])
+    runs = pd.read_csv(stored(d, "runs.csv"), keep_default_na=False, na_values=[""])
+    opt = pd.read_csv(stored(d, "opt.csv"), keep_default_na=False, na_values=[""])
     rows = []
     for cell, (seed, index, frames) in cells.items():
         r = {"cell": cell, "dist_seed": seed, "instance": index, "frames": frames,
@@ -166,7 +166,7 @@ def main(argv):
             raise SampleError("%s holds %d plan files, not one" % (a.dir, len(plan_files)))
         cells = instances(os.path.join(a.dir, plan_files[0]))
         if not judged:
-            ran = pd.read_csv(os.path.join(a.dir, "runs.csv"), usecols=["policy"]).policy
+            ran = pd.read_csv(stored(a.dir, "runs.csv"), usecols=["policy"]).policy
             judged = [p for p in ran.drop_duplicates() if p not in peers]
         if not judged:
             raise SampleError("the runs are of no policy but the peers %s" % ",".join(peers))

@@ -13,7 +13,10 @@
 # workload distribution (userspace/sim/dist.c): every policy, the model of
 # MGLRU, LRU and OPT on each instance, in the model the no-harm goal is
 # judged in (--fault-young --refault-deactivate, docs/hold.md), and
-# harness/experiment/dist.py's summary, goals and CDF plot.
+# harness/experiment/dist.py's summary, goals and CDF plot; the goals
+# against the better peer leave to the guest the families where the MGLRU
+# model does not follow it (results/sample120-6.1/mglru-families.csv,
+# harness/experiment/simguest.py --families, docs/sim.md).
 set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
@@ -39,7 +42,9 @@ echo "== the workload distribution, $DIST_N instances at 64 MiB of frames ($SIM 
 # shellcheck disable=SC2086 # the model's flags, split on purpose
 "$SIM" --distribution "$DIST_N" --dist-seed "$DIST_SEED" --frames 16384 $MODEL \
 	--csv "$OUT/dist.csv"
-"$PY" "$AWS_TOP/harness/experiment/dist.py" "$OUT/dist.csv" --out "$OUT"
+FAMILIES=$AWS_TOP/results/sample120-6.1/mglru-families.csv
+[ -s "$FAMILIES" ] || die "$FAMILIES missing: the MGLRU model's verdicts per family"
+"$PY" "$AWS_TOP/harness/experiment/dist.py" "$OUT/dist.csv" --out "$OUT" --families "$FAMILIES"
 echo
 echo "== selftest"
 "$SIM" --selftest | tail -n 1

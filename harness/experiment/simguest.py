@@ -122,7 +122,7 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="aws-simguest.") as tmp:
         for d in a.dirs:
             runs = opt.read_runs(d)
-            df = pd.read_csv(os.path.join(d, "runs.csv"), keep_default_na=False, na_values=[""])
+            df = pd.read_csv(opt.stored(d, "runs.csv"), keep_default_na=False, na_values=[""])
             for cell in dict.fromkeys(r["cell"] for r in runs):
                 s = cell_sims(runs, cell, a.bin, variants, tmp)
                 if isinstance(s, str):

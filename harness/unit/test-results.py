@@ -433,6 +433,11 @@ def check_goals(d):
     g = {x[0]: x for x in G.check(t, "hold", ["upstream", "MGLRU"], guest_only=("slide", "randw"))}
     assert g["no-harm-max"][1] == "met" and g["slide-fits"][1] == "met", g
     assert g["family-slide"][1] == "from the guest only" and "family-randw" not in g, g
+    # every family left to the guest: the bounds' goals and a row each
+    g = [x[0] for x in G.check(t, "hold", ["upstream", "MGLRU"],
+                               guest_only=("loop", "slide", "scanhot", "thrash"))]
+    assert g == ["slide-fits", "loop-opt", "thrash-opt", "scanhot-kept", "family-loop", "family-scanhot",
+                 "family-slide", "family-thrash"], g
     # ranges: the slide window within the limit at one end of the runs only
     t.loc[2, ["hold_lo", "hold_hi"]] = (10, 40)
     t.loc[0, ["hold_lo", "hold_hi"]] = (100, 160)
