@@ -176,89 +176,35 @@ static char *ops_member(struct bpf_object *obj, struct bpf_map *map,
 }
 
 /*
- * -s VAR=N: set @obj's const volatile integer VAR in its .rodata, before
- * the load; false, with a message (the variables there are), if it has
- * none of that name or N does not fit.
+ * Call @fn for each integer variable of up to 8 bytes in @obj's maps whose
+ * name ends in one of @suffixes (".bss", ...; NULL ends the list): its
+ * name, where its value is (the map's memory-mapped value: the programs'
+ * own copy once loaded, settable before) and its size.  Stops, and
+ * returns true, when @fn returns true.
  */
-static bool set_rodata(struct bpf_object *obj, const char *arg)
+typedef bool (*global_fn)(const char *var, unsigned char *value,
+			  unsigned int size, void *ctx);
+
+static bool for_each_global(struct bpf_object *obj, const char *const *suffixes,
+			    global_fn fn, void *ctx)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	const char *eq = strchr(arg, '='), *vn;
 	const struct btf_var_secinfo *v;
 	const struct btf_type *t, *vt;
-	unsigned long long x;
+	const char *const *sfx;
+	unsigned char *data;
 	struct bpf_map *map;
-	char names[512] = "";
-	char *end, *data;
-	size_t size;
+	size_t size, len;
+	const char *mn;
 	int i;
 
-	if (!eq || eq == arg || !eq[1])
-		goto bad;
-	errno = 0;
-	x = strtoull(eq + 1, &end, 0);
-	if (errno || *end)
-		goto bad;
 	bpf_object__for_each_map(map, obj) {
-		const char *mn = bpf_map__name(map);
-		size_t len = strlen(mn);
-
-		if (!btf || len < 7 || strcmp(mn + len - 7, ".rodata"))
-			continue;
-		data = bpf_map__initial_value(map, &size);
-		t = btf__type_by_id(btf, bpf_map__btf_value_type_id(map));
-		if (!data || !t || !btf_is_datasec(t))
-			continue;
-		v = btf_var_secinfos(t);
-		for (i = 0; i < btf_vlen(t); i++, v++) {
-			vt = btf__type_by_id(btf, v->type);
-			vn = btf__name_by_offset(btf, vt->name_off);
-			vt = btf__type_by_id(btf, btf__resolve_type(btf, vt->type));
-			if (!vt || !btf_is_int(vt) || v->size > sizeof(x) ||
-			    v->offset + v->size > size)
-				continue;
-			if (strlen(names) + strlen(vn) + 2 < sizeof(names))
-				strcat(strcat(names, " "), vn);
-			if (strlen(vn) != (size_t)(eq - arg) || strncmp(vn, arg, eq - arg))
-				continue;
-			if (v->size < sizeof(x) && x >> (8 * v->size)) {
-				fprintf(stderr, "aws-bpf-load: -s %s: %s has %u bytes\n",
-					arg, vn, v->size);
-				return false;
-			}
-			memcpy(data + v->offset, &x, v->size);	/* little endian */
-			return true;
-		}
-	}
-	fprintf(stderr, "aws-bpf-load: -s %s: no such const volatile integer; there are:%s\n",
-		arg, names[0] ? names : " none");
-	return false;
-bad:
-	fprintf(stderr, "aws-bpf-load: -s %s: not VAR=N\n", arg);
-	return false;
-}
-
-/*
- * Print the integer globals of @obj's .bss and .data maps (read from their
- * memory-mapped values, which the programs update in place), one line.
- */
-static void print_globals(struct bpf_object *obj, const char *name)
-{
-	const struct btf *btf = bpf_object__btf(obj);
-	const struct btf_var_secinfo *v;
-	const struct btf_type *t, *vt;
-	const unsigned char *data;
-	struct bpf_map *map;
-	unsigned long long x;
-	size_t size;
-	int i, n = 0;
-
-	bpf_object__for_each_map(map, obj) {
-		const char *mn = bpf_map__name(map);
-		size_t len = strlen(mn);
-
-		if (!btf || ((len < 4 || strcmp(mn + len - 4, ".bss")) &&
-			     (len < 5 || strcmp(mn + len - 5, ".data"))))
+		mn = bpf_map__name(map);
+		len = strlen(mn);
+		for (sfx = suffixes; *sfx; sfx++)
+			if (len >= strlen(*sfx) && !strcmp(mn + len - strlen(*sfx), *sfx))
+				break;
+		if (!btf || !*sfx)
 			continue;
 		data = bpf_map__initial_value(map, &size);
 		t = btf__type_by_id(btf, bpf_map__btf_value_type_id(map));
@@ -269,15 +215,93 @@ static void print_globals(struct bpf_object *obj, const char *name)
 			vt = btf__type_by_id(btf, v->type);
 			if (!vt || !btf_is_var(vt) || v->offset + v->size > size)
 				continue;
+			mn = btf__name_by_offset(btf, vt->name_off);
 			vt = btf__type_by_id(btf, btf__resolve_type(btf, vt->type));
-			if (!vt || !btf_is_int(vt) || v->size > sizeof(x))
-				continue;
-			x = 0;
-			memcpy(&x, data + v->offset, v->size);	/* little endian */
-			printf("%s%s=%llu", n++ ? " " : "", btf__name_by_offset(btf,
-			       btf__type_by_id(btf, v->type)->name_off), x);
+			if (vt && btf_is_int(vt) && v->size <= sizeof(__u64) &&
+			    fn(mn, data + v->offset, v->size, ctx))
+				return true;
 		}
 	}
+	return false;
+}
+
+/* -s VAR=N, as set_rodata() finds VAR */
+struct rodata_set {
+	const char *arg;
+	size_t len;		/* of VAR */
+	unsigned long long x;
+	char names[512];	/* the variables there are */
+	bool too_big;
+};
+
+static bool rodata_one(const char *var, unsigned char *value, unsigned int size,
+		       void *ctx)
+{
+	struct rodata_set *r = ctx;
+
+	if (strlen(r->names) + strlen(var) + 2 < sizeof(r->names))
+		strcat(strcat(r->names, " "), var);
+	if (strlen(var) != r->len || strncmp(var, r->arg, r->len))
+		return false;
+	if (size < sizeof(r->x) && r->x >> (8 * size)) {
+		fprintf(stderr, "aws-bpf-load: -s %s: %s has %u bytes\n", r->arg, var, size);
+		r->too_big = true;
+		return true;
+	}
+	memcpy(value, &r->x, size);	/* little endian */
+	return true;
+}
+
+/*
+ * -s VAR=N: set @obj's const volatile integer VAR in its .rodata, before
+ * the load; false, with a message (the variables there are), if it has
+ * none of that name or N does not fit.
+ */
+static bool set_rodata(struct bpf_object *obj, const char *arg)
+{
+	static const char *const rodata[] = { ".rodata", NULL };
+	struct rodata_set r = { .arg = arg };
+	const char *eq = strchr(arg, '=');
+	char *end;
+
+	if (!eq || eq == arg || !eq[1]) {
+		fprintf(stderr, "aws-bpf-load: -s %s: not VAR=N\n", arg);
+		return false;
+	}
+	errno = 0;
+	r.x = strtoull(eq + 1, &end, 0);
+	if (errno || *end) {
+		fprintf(stderr, "aws-bpf-load: -s %s: not VAR=N\n", arg);
+		return false;
+	}
+	r.len = eq - arg;
+	if (for_each_global(obj, rodata, rodata_one, &r))
+		return !r.too_big;
+	fprintf(stderr, "aws-bpf-load: -s %s: no such const volatile integer; there are:%s\n",
+		arg, r.names[0] ? r.names : " none");
+	return false;
+}
+
+static bool print_one(const char *var, unsigned char *value, unsigned int size,
+		      void *ctx)
+{
+	unsigned long long x = 0;
+
+	memcpy(&x, value, size);	/* little endian */
+	printf("%s%s=%llu", (*(int *)ctx)++ ? " " : "", var, x);
+	return false;
+}
+
+/*
+ * Print the integer globals of @obj's .bss and .data maps (read from their
+ * memory-mapped values, which the programs update in place), one line.
+ */
+static void print_globals(struct bpf_object *obj, const char *name)
+{
+	static const char *const globals[] = { ".bss", ".data", NULL };
+	int n = 0;
+
+	for_each_global(obj, globals, print_one, &n);
 	if (n)
 		printf(" (%s globals)\n", name);
 	fflush(stdout);

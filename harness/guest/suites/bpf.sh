@@ -261,79 +261,56 @@ rmdir $CG/bpfreg /sys/fs/bpf/aws 2>/dev/null
 # previous policy back and the load, a verifying aws-randw, ends verified.
 # Without the way out the policy stays, every eviction holds reclaim for
 # 2 s, and the load does not end in the 120 s allowed.
-SLOW=$CG/bpfslow
-mkdir $SLOW && echo 16M >$SLOW/memory.max
-before=$(cg_policy bpfslow) ej0=$(aws_stat bpf_ejections) lrc=none wrc=none
-if bpf_attach slow ejected-slow.bpf.o -c $SLOW; then
-	(echo $BASHPID >$SLOW/cgroup.procs && exec aws-randw --size 32M --threads 1 \
-		--writes "$(randw_writes 32)") >/tmp/slow-randw.out 2>&1 &
+# ejected_case CASE NAME WHY: attach policy NAME (ejected-NAME.bpf.o) to
+# a fresh 16M cgroup, run a verifying aws-randw over 32M in it and wait up
+# to 120 s for the loader to exit.  CASE passes if the loader exited 3
+# with the module's "BPF policy NAME ejected" line matching WHY, one more
+# ejection was counted, NAME is gone, the cgroup has its previous policy
+# back and the load ended verified (within 120 s more).
+ejected_case() {
+	local name=$2 cg=$CG/bpf$2 before ej0 lrc=none wrc=none after wp why i
+	mkdir "$cg" && echo 16M >"$cg/memory.max"
+	before=$(cg_policy "bpf$name") ej0=$(aws_stat bpf_ejections)
+	if ! bpf_attach "$name" "ejected-$name.bpf.o" -c "$cg"; then
+		fail "$1" "it did not attach: $(tail -n 3 "/tmp/bpf-$name.out" | xargs)"
+		rmdir "$cg"
+		return
+	fi
+	(echo $BASHPID >"$cg/cgroup.procs" && exec aws-randw --size 32M --threads 1 \
+		--writes "$(randw_writes 32)") >"/tmp/$name-randw.out" 2>&1 &
 	wp=$!
 	for ((i = 0; i < 1200; i++)); do
-		kill -0 "${BPF_LOADER[slow]}" 2>/dev/null || break
+		kill -0 "${BPF_LOADER[$name]}" 2>/dev/null || break
 		sleep 0.1
 	done
-	if kill -0 "${BPF_LOADER[slow]}" 2>/dev/null; then
-		bpf_stop slow KILL
+	if kill -0 "${BPF_LOADER[$name]}" 2>/dev/null; then
+		bpf_stop "$name" KILL
 	else
-		wait "${BPF_LOADER[slow]}"
+		wait "${BPF_LOADER[$name]}"
 		lrc=$?
-		unset "BPF_LOADER[slow]"
+		unset "BPF_LOADER[$name]"
 	fi
-	after=$(cg_policy bpfslow)
+	after=$(cg_policy "bpf$name")
 	for ((i = 0; i < 1200; i++)); do kill -0 $wp 2>/dev/null || break; sleep 0.1; done
 	kill -0 $wp 2>/dev/null && { kill -9 $wp; diag "the load was still running after 240 s"; }
 	wait $wp
 	wrc=$?
-	why=$(grep -m1 'the module said: BPF policy slow ejected' "/tmp/bpf-slow.out")
-	if [ "$lrc" = 3 ] && [ -n "$why" ] && [ "$(($(aws_stat bpf_ejections) - ej0))" = 1 ] &&
-		! listed slow && [ "$after" = "$before" ] && [ "$wrc" = 0 ]; then
-		ok "overrunning_policy_ejected # ${why#*said: }; the load verified"
+	why=$(grep -m1 "the module said: BPF policy $name ejected" "/tmp/bpf-$name.out")
+	if [ "$lrc" = 3 ] && grep -Eq -- "$3" <<<"$why" && [ "$(($(aws_stat bpf_ejections) - ej0))" = 1 ] &&
+		! listed "$name" && [ "$after" = "$before" ] && [ "$wrc" = 0 ]; then
+		ok "$1 # ${why#*said: }; the load verified"
 	else
-		fail overrunning_policy_ejected "loader exit $lrc, ejections +$(($(aws_stat bpf_ejections) - ej0))," \
-			"cgroup $after (was $before), load exit $wrc: $(tail -n 2 /tmp/bpf-slow.out | xargs)"
+		fail "$1" "loader exit $lrc, ejections +$(($(aws_stat bpf_ejections) - ej0))," \
+			"cgroup $after (was $before), load exit $wrc: $(tail -n 2 "/tmp/bpf-$name.out" | xargs)"
 	fi
-else
-	fail overrunning_policy_ejected "it did not attach: $(tail -n 3 /tmp/bpf-slow.out | xargs)"
-fi
+	rmdir "$cg" 2>/dev/null
+}
+ejected_case overrunning_policy_ejected slow 'its evict callback ran [0-9]+ us, over the [0-9]+ ms budget'
 # A policy that gives up (refused/giveup.bpf.c: its 100th eviction calls
 # the module's aws_bpf_error(42) kfunc) is ejected the same way, and the
 # reason names the call and the callback.  Without the kfunc's way out it
 # stays attached until the loader is killed at the end of the wait.
-GIVE=$CG/bpfgive
-mkdir $GIVE && echo 16M >$GIVE/memory.max
-before=$(cg_policy bpfgive) ej0=$(aws_stat bpf_ejections) lrc=none
-if bpf_attach giveup ejected-giveup.bpf.o -c $GIVE; then
-	(echo $BASHPID >$GIVE/cgroup.procs && exec aws-randw --size 32M --threads 1 \
-		--writes "$(randw_writes 32)") >/tmp/give-randw.out 2>&1 &
-	wp=$!
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "${BPF_LOADER[giveup]}" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "${BPF_LOADER[giveup]}" 2>/dev/null; then
-		bpf_stop giveup KILL
-	else
-		wait "${BPF_LOADER[giveup]}"
-		lrc=$?
-		unset "BPF_LOADER[giveup]"
-	fi
-	after=$(cg_policy bpfgive)
-	wait $wp
-	wrc=$?
-	why=$(grep -m1 'the module said: BPF policy giveup ejected' /tmp/bpf-giveup.out)
-	if [ "$lrc" = 3 ] && grep -q 'its evict callback called aws_bpf_error(42)' <<<"$why" &&
-		[ "$(($(aws_stat bpf_ejections) - ej0))" = 1 ] && ! listed giveup &&
-		[ "$after" = "$before" ] && [ "$wrc" = 0 ]; then
-		ok "erroring_policy_ejected # ${why#*said: }; the load verified"
-	else
-		fail erroring_policy_ejected "loader exit $lrc, ejections +$(($(aws_stat bpf_ejections) - ej0))," \
-			"cgroup $after (was $before), load exit $wrc: $(tail -n 2 /tmp/bpf-giveup.out | xargs)"
-	fi
-else
-	fail erroring_policy_ejected "it did not attach: $(tail -n 3 /tmp/bpf-giveup.out | xargs)"
-fi
-rmdir $GIVE 2>/dev/null
-rmdir $SLOW 2>/dev/null
+ejected_case erroring_policy_ejected giveup 'its evict callback called aws_bpf_error\(42\)'
 
 # --- template: every member, as shipped to copy ----------------------------
 # userspace/bpf/template.bpf.c fills all of struct aws_bpf_ops (the ones
