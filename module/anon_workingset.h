@@ -30,6 +30,9 @@ struct mem_cgroup;
 #define AWS_BPF_SLOTS	4
 int aws_bpf_init(void);
 void aws_bpf_exit(void);
+/* the kfuncs BPF policies call (global for their BTF, called by nothing here) */
+u64 aws_bpf_clock(u32 memcg_id, u32 nid);
+void aws_bpf_error(u32 code);
 #else
 #define AWS_BPF_SLOTS	0
 static inline int aws_bpf_init(void)
