@@ -339,13 +339,14 @@ static bool aws_swapin(struct folio *folio, void **shadowp)
 	if (r->stock && (!shadow || stock_kind))
 		return false;
 	if (!r->stock) {
-		f = aws_describe(folio);
-		aws_count(AWS_SWAPINS, f.nr_pages);
+		aws_count(AWS_SWAPINS, nr);
 		/* Swap-ins through the swap cache, not SWP_SYNCHRONOUS_IO's */
-		if (p->swapin && folio_test_swapcache(folio) &&
-		    p->swapin(&f, aws_folio_state(r, folio)) == AWS_YES) {
-			folio_set_workingset(folio);
-			aws_count(AWS_SWAPINS_MARKED, f.nr_pages);
+		if (p->swapin && folio_test_swapcache(folio)) {
+			f = aws_describe(folio);
+			if (p->swapin(&f, aws_folio_state(r, folio)) == AWS_YES) {
+				folio_set_workingset(folio);
+				aws_count(AWS_SWAPINS_MARKED, nr);
+			}
 		}
 	}
 	if (!shadow)
@@ -399,17 +400,18 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 	 */
 	pgdat = folio_pgdat(folio);
 	lruvec = mem_cgroup_lruvec(target_memcg, pgdat);
-	f = aws_describe(folio);
 	s.memcgid = mem_cgroup_id(lruvec_memcg(lruvec));
 	s.nid = pgdat->node_id;
-	s.workingset = f.workingset;
+	s.workingset = folio_test_workingset(folio);
 	if (!p->evict) {
 		s.eviction = atomic_long_read(&lruvec->nonresident_age);
 		s.tag = 0;
-		workingset_age_nonresident(lruvec, f.nr_pages);
+		workingset_age_nonresident(lruvec, folio_nr_pages(folio));
 		*shadow = xa_mk_value(aws_pack_shadow(&aws_stock_layout, &s));
 		return true;
 	}
+	/* what the policy sees, only for a policy that asks */
+	f = aws_describe(folio);
 	*shadow = NULL;
 	if (p->evict(&f, aws_state(r, lruvec)) != AWS_YES ||
 	    p->clock == AWS_CLOCK_NONE) {
