@@ -3,7 +3,8 @@
 file handling of make run and make merge (harness/experiment/run.py).
 
 A make run folder (build/results/NAME/) has a guests/CELL/ folder per cell
-whose guest ran (its runs.tsv, matrix.tsv, guest-info.txt, workloads.log,
+whose guest ran (guests/CELL+rA-B/ per part of a cell split by its reps:
+cell_guests()) (its runs.tsv, matrix.tsv, guest-info.txt, workloads.log,
 progress.txt, qemu-cmdline, verdict.json, images.txt) and run.txt (the
 plan, the selection, the start and JOBS it was made with).  gather()
 makes the folder's own files from its guests'; combine() copies the
@@ -32,29 +33,44 @@ def run_txt(d):
         return dict(line.rstrip("\n").partition(" ")[::2] for line in f if line.strip())
 
 
+def cell_guests(out, cell, has="runs.tsv"):
+    """[(folder, reps)] of the guests of CELL (a plan.cells() dict) whose
+    folder in OUT/guests/ has the file HAS, in the order of their reps."""
+    d = os.path.join(out, "guests")
+    got = []
+    for name in os.listdir(d) if os.path.isdir(d) else ():
+        reps = P.part_reps(cell, name)
+        if reps and os.path.isfile(os.path.join(d, name, has)):
+            got.append((os.path.join(d, name), reps))
+    return sorted(got, key=lambda g: g[1][0])
+
+
 def gather(out, plan):
     """OUT/guests/*/ into OUT's runs.tsv, matrix.tsv, progress.txt,
     workloads.log and guest-info.txt (the first main guest's;
     guest-info-global.txt the first global one's: the others booted the
     same images, and meta.py reads them all), in the plan's order of
-    cells, and a copy of the plan.  False if no guest wrote data."""
-    _, cells = P.check(plan)
+    cells (a split cell's parts in the order of their reps, its
+    matrix.tsv line once), and a copy of the plan.  False if no guest
+    wrote data."""
     dirs, info = [], {}
-    for c in cells:
-        g = os.path.join(out, "guests", c["name"])
-        if not os.path.isfile(os.path.join(g, "runs.tsv")):
-            continue
-        dirs.append(g)
-        with open(os.path.join(g, "guest-info.txt")) as f:
-            kind = "global" if "boot global" in f.read().splitlines() else "main"
-        info.setdefault(kind, g)
+    for c in P.cells(plan):
+        for g, _ in cell_guests(out, c):
+            dirs.append(g)
+            with open(os.path.join(g, "guest-info.txt")) as f:
+                kind = "global" if "boot global" in f.read().splitlines() else "main"
+            info.setdefault(kind, g)
     if not dirs:
         return False
     for name in ("runs.tsv", "matrix.tsv", "progress.txt"):
+        seen = set()
         with open(os.path.join(out, name), "wb") as f:
             for g in dirs:
                 with open(os.path.join(g, name), "rb") as part:
-                    shutil.copyfileobj(part, f)
+                    data = part.read()
+                if name != "matrix.tsv" or data not in seen:
+                    f.write(data)
+                seen.add(data)
     with open(os.path.join(out, "workloads.log"), "wb") as f:
         left = WORKLOADS_LOG_MAX
         for g in dirs:

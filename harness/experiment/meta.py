@@ -49,6 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))   # harness/experiment/
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import plan as P  # noqa: E402
+import merge  # noqa: E402  harness/experiment/merge.py
 
 
 def read(path, default=None):
@@ -105,20 +106,18 @@ def module_source_hash():
 
 
 def guests(out, plan):
-    """[(cell, {"info", "boot", "cmdline", "images"})] of OUT/guests/, in the
-    plan's order of cells."""
-    header, cells = P.check(plan)
+    """[(guest, {"info", "boot", "cmdline", "images"})] of OUT/guests/, in
+    the plan's order of cells (a split cell's parts in their reps')."""
     got = []
-    for c in cells:
-        d = os.path.join(out, "guests", c["name"])
-        text = read(os.path.join(d, "guest-info.txt"))
-        if text is None:
-            continue
-        images = dict(line.split(" ", 1) for line in
-                      (read(os.path.join(d, "images.txt"), "") or "").splitlines() if " " in line)
-        got.append((c["name"], {"info": text, "boot": info([text], "boot") or "main",
-                                "cmdline": read(os.path.join(d, "qemu-cmdline"), "none"),
-                                "images": images, "swap": c.get("swap", header["swap"])}))
+    for c in P.cells(plan):
+        for d, _ in merge.cell_guests(out, c, "guest-info.txt"):
+            text = read(os.path.join(d, "guest-info.txt"))
+            images = dict(line.split(" ", 1) for line in
+                          (read(os.path.join(d, "images.txt"), "") or "").splitlines() if " " in line)
+            got.append((os.path.basename(d), {
+                "info": text, "boot": info([text], "boot") or "main",
+                "cmdline": read(os.path.join(d, "qemu-cmdline"), "none"),
+                "images": images, "swap": c["swap"]}))
     return got
 
 

@@ -21,9 +21,11 @@ make run (harness/experiment/run.py) selects with ONLY= (cells, globs,
 colon-separated), POLICIES= (policies, the same) and REPS= (the plan's
 reps if not given); the selection is kept as one string,
 "n=N,only=GLOBS,policies=GLOBS" (run.txt, meta.json's "selection").  Each
-selected cell is one guest, handed its runs as ready rows (rows()), one
-a line, tab-separated, in the order it makes them (rep 1 of every
-policy, then rep 2, ...):
+selected cell is one guest, or, where one cell would bound the run's
+wall time, a few guests each with some of its reps (a part, named
+CELL+rA-B: part_name(); harness/experiment/schedule.py splits), handed
+its runs as ready rows (rows()), one a line, tab-separated, in the order
+it makes them (rep 1 of every policy, then rep 2, ...):
 
     CELL POLICY REP LIMIT LRU_GEN DAMON MODULE RATIO COMMAND...
 
@@ -269,12 +271,34 @@ def cells(plan, args="", damon=True):
     return out
 
 
-def rows(cell):
+def rows(cell, reps=None):
     """The guest's rows of CELL (a dict of cells()), as text (the module's
-    docstring): every policy's rep 1, then rep 2, ..."""
+    docstring): every policy's rep 1, then rep 2, ... (only REPS, a list,
+    for a part of the cell)."""
     return "".join("\t".join((cell["name"], p, str(rep), cell["limit"]) + setup(p) +
                              ("%s --seed %d" % (cell["cmd"], rep),)) + "\n"
-                   for rep in range(1, cell["reps"] + 1) for p in cell["policies"])
+                   for rep in reps or range(1, cell["reps"] + 1) for p in cell["policies"])
+
+
+def part_name(cell, reps):
+    """The name of the guest of CELL that makes the runs of REPS (a list
+    of consecutive reps): the cell's own name if they are all its reps,
+    else NAME+rA-B (NAME+rA for one)."""
+    if list(reps) == list(range(1, cell["reps"] + 1)):
+        return cell["name"]
+    return "%s+r%d%s" % (cell["name"], reps[0], "-%d" % reps[-1] if len(reps) > 1 else "")
+
+
+def part_reps(cell, guest):
+    """The reps the guest named GUEST made of CELL (part_name()'s
+    inverse), None if GUEST is not one of CELL's."""
+    if guest == cell["name"]:
+        return list(range(1, cell["reps"] + 1))
+    m = re.match(r"^%s\+r([1-9][0-9]*)(?:-([1-9][0-9]*))?$" % re.escape(cell["name"]), guest)
+    if not m:
+        return None
+    first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+    return list(range(first, last + 1)) if first <= last else None
 
 
 def matrix_line(cell):

@@ -15,8 +15,10 @@ own, a complete, independent boot with its own swap disk, handed its runs
 as ready rows (plan.rows(): harness/guest/jobs/experiment.sh only applies
 them), at most JOBS guests at a time (the host's cores by default, fewer
 if its free memory holds fewer: TCG runs a guest on one host thread), the
-costliest cells first (schedule.order()).  Inside a cell the runs stay
-interleaved across policies (rep 1 of every policy, then rep 2, ...).  A
+costliest cells first; a cell that alone would outlast the others is
+split by its reps into a few guests (schedule.parts()).  Inside a guest
+the runs stay interleaved across policies (rep 1 of every policy, then
+rep 2, ...).  A
 memcg-limited cell boots the plan's guest-mem guest; a global-pressure
 cell the global-guest-mem one, whose whole memory it uses.  The guests
 boot through harness/boot/runner.py, imported, from a snapshot of the
@@ -24,7 +26,8 @@ images (snapshot()).  A run that takes longer than RUN_LIMIT seconds (900;
 the debug kernel gets its slowness factor times that) is killed and
 counted failed, and its guest goes on with the next run.
 
-Each guest's data goes to build/results/<UTC timestamp or NAME>/guests/CELL/;
+Each guest's data goes to build/results/<UTC timestamp or NAME>/guests/CELL/
+(CELL+rA-B/ for a part);
 then report() gathers them into the folder's runs.tsv, matrix.tsv,
 guest-info*.txt, workloads.log and progress.txt (merge.gather()) and
 writes meta.json (meta.py: the exact command, kernel, package, module and
@@ -40,7 +43,7 @@ Fails (non-zero exit, message on stderr) if a guest fails (its cell's data
 is lost, the others' kept), if any workload exits non-zero or reports
 verify_fail != 0, or if a cell has no data; the data is kept in its folder
 (marked by a FAILED file) and build/results/latest is not moved.  `make run
-RESUME=<folder>` completes it: it boots only the missing cells' guests,
+RESUME=<folder>` completes it: it boots guests for the missing reps only,
 with the folder's own plan and selection and the same kernel and tools
 images (checked).
 
@@ -260,26 +263,27 @@ class Guests:
             with open(os.path.join(self.out, "failed"), "a") as f:
                 f.write("%s\t%s\n" % (cell, why))
 
-    def boot(self, cell):
-        name = cell["name"]
+    def boot(self, part):
+        name = part[2]
         sys.stdout.prefix("   [%s] " % name)
         sys.stderr.prefix("   [%s] " % name)
         try:
-            self.boot_cell(cell)
-        except Exception as e:  # noqa: BLE001 (a guest's failure is its cell's only)
+            self.boot_part(*part)
+        except Exception as e:  # noqa: BLE001 (a guest's failure is its own only)
             print("error: %s: %s" % (type(e).__name__, e), file=sys.stderr)
             self.failed(name, "%s: %s" % (type(e).__name__, e))
         finally:
             sys.stdout.prefix(None)
             sys.stderr.prefix(None)
 
-    def boot_cell(self, cell):
-        name, run_name = cell["name"], "experiment-" + cell["name"]
+    def boot_part(self, cell, reps, name):
+        """The guest NAME: the runs of CELL's REPS."""
+        run_name = "experiment-" + name
         inp = os.path.join(self.snap, "input", name)
         os.makedirs(inp, exist_ok=True)
         todo = os.path.join(inp, "todo.tsv")
         with open(todo, "w") as f:
-            f.write(P.rows(cell))
+            f.write(P.rows(cell, reps))
         glob = cell["boot"] == "global"
         env = {"AWS_RUN_LIMIT": self.run_limit, "AWS_PLAN": self.plan, "AWS_BOOT": cell["boot"],
                "AWS_REPS": cell["reps"], "AWS_POLICY_FILTER": self.sel.get("policies", "none")}
@@ -364,7 +368,7 @@ def run(a):
         raise RunError("ONLY/POLICIES (selection '%s') select no cell of plan '%s'"
                        % (selection, plan))
     jobs = int(a.jobs) if a.jobs else default_jobs(header["guest-mem"])
-    cells = schedule.order(cells, header["global-guest-mem"], schedule.newest_runs(RESULTS, plan))
+    cost = schedule.costs(cells, header["global-guest-mem"], schedule.newest_runs(RESULTS, plan))
     if a.resume:
         if os.path.exists(os.path.join(out, "failed")):
             os.replace(os.path.join(out, "failed"), os.path.join(out, "failed.before-resume"))
@@ -394,10 +398,18 @@ def run(a):
         with open(path, "w") as f:
             f.write(imgs + "\n")
 
-    todo = [c for c in cells if not os.path.isfile(os.path.join(out, "guests", c["name"], "runs.tsv"))]
-    title = "guests: plan '%s'%s: %d of %d cells, a guest each, %d at a time (%s; global pressure: %s)" % (
-        plan, " (%s)" % selection if selection else "", len(todo), len(cells), jobs,
-        header["guest-mem"], header["global-guest-mem"])
+    # the reps no guest of the folder made yet (all of them, but for RESUME)
+    left = []
+    for c in cells:
+        done = {r for _, reps in merge.cell_guests(out, c) for r in reps}
+        if any(r not in done for r in range(1, c["reps"] + 1)):
+            left.append((c, [r for r in range(1, c["reps"] + 1) if r not in done]))
+    todo = schedule.parts(left, jobs, cost)
+    split = sorted({c["name"] for c, r, _ in todo if len(r) < c["reps"]})
+    title = "guests: plan '%s'%s: %d of %d cells, %s, %d at a time (%s; global pressure: %s)" % (
+        plan, " (%s)" % selection if selection else "", len(left), len(cells),
+        "%d guests (split by reps: %s)" % (len(todo), " ".join(split)) if split else "a guest each",
+        jobs, header["guest-mem"], header["global-guest-mem"])
     t = stage(title)
     guests = Guests(out, header, plan, selection, a.variant, a.run_limit, snap)
     sys.stdout, sys.stderr = Lines(sys.stdout), Lines(sys.stderr)
@@ -479,14 +491,14 @@ def finish(out, name, status):
             lost = [line.rstrip("\n") for line in f if line.strip()]
     if status != 0 or lost:
         with open(os.path.join(out, "FAILED"), "w") as f:
-            f.write("results.py or sample.py exit status %d; cells whose guest failed: %s\n"
+            f.write("results.py or sample.py exit status %d; guests that failed: %s\n"
                     % (status, " ".join(line.split("\t")[0] for line in lost) or "none"))
         if lost:
-            print("error: make run: the guests of these cells failed, their data is lost:",
+            print("error: make run: these guests failed, their data is lost:",
                   file=sys.stderr)
             for line in lost:
                 print("   " + line, file=sys.stderr)
-            print("   the other cells' data is in build/results/%s/; boot only the lost ones with:"
+            print("   the other guests' data is in build/results/%s/; boot only the lost ones with:"
                   " make run RESUME=%s" % (name, name), file=sys.stderr)
         print("error: make run: the runs above failed or are incomplete; data kept in"
               " build/results/%s/ (build/results/latest not moved)" % name, file=sys.stderr)

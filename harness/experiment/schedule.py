@@ -7,12 +7,15 @@ usage: schedule.py RESULTS-DIR [--jobs 1,2,8,32] [--by cell|rep] [--boot SECONDS
 
 make run (harness/experiment/run.py) boots a guest per cell, at most JOBS
 at a time, the costliest first (order()): a long cell started last would
-leave the other cores idle at the end.  The cost is an estimate, used for
-the order only: the cell's runs (policies times reps) times the mean
-wall_s of its runs in the newest earlier run of the same plan
-(newest_runs()); a cell that run does not have is estimated from its
-memory limit (a global cell: the global guest's memory), the size a run
-reads through, scaled by the median seconds per MB of the cells it has.
+leave the other cores idle at the end.  The cost is an estimate (costs()):
+the cell's runs (policies times reps) times the mean wall_s of its runs
+in the newest earlier run of the same plan (newest_runs()); a cell that
+run does not have is estimated from its memory limit (a global cell: the
+global guest's memory), the size a run reads through, scaled by the
+median seconds per MB of the cells it has.  A cell that alone would take
+longer than the pool's fair share (every guest's cost, a boot each
+included, over JOBS) is split by its reps into a few guests (parts()):
+the sqlite cell of the short plan took 1,225 of a 1,231 s run at JOBS=3.
 
 The command line replays a finished run: a cell's guest lasts its boot
 and setup plus its runs, so this reads each cell's guest time from
@@ -76,16 +79,63 @@ def newest_runs(results, plan):
     return best[1] if best else None
 
 
-def order(cells, global_mem, runs_csv=None):
-    """CELLS (plan.cells()' dicts) the costliest first, ties in their
-    order; a global cell's size is GLOBAL_MEM, the plan's global guest's."""
+# A guest's boot, setup and teardown under TCG, beside its runs: what
+# splitting a cell adds per part (the guests of build/results/short-jobs3-6.1:
+# verdict.json's seconds less their runs' wall_s, `schedule.py --by rep`).
+BOOT_S = 30.0
+
+
+def costs(cells, global_mem, runs_csv=None):
+    """{cell: estimated seconds of its runs} for CELLS (plan.cells()'
+    dicts); a global cell's size is GLOBAL_MEM, the plan's global guest's."""
     seconds = mean_seconds(runs_csv)
     mb = {c["name"]: P.size_mb(global_mem if c["boot"] == "global" else c["limit"]) for c in cells}
     per_mb = sorted(seconds[n] / mb[n] for n in mb if n in seconds)
     scale = per_mb[len(per_mb) // 2] if per_mb else 1.0
-    cost = {c["name"]: len(c["policies"]) * c["reps"] * seconds.get(c["name"], mb[c["name"]] * scale)
+    return {c["name"]: len(c["policies"]) * c["reps"] * seconds.get(c["name"], mb[c["name"]] * scale)
             for c in cells}
+
+
+def order(cells, global_mem, runs_csv=None):
+    """CELLS (plan.cells()' dicts) the costliest first, ties in their
+    order."""
+    cost = costs(cells, global_mem, runs_csv)
     return [c for _, c in sorted(enumerate(cells), key=lambda ic: (-cost[ic[1]["name"]], ic[0]))]
+
+
+def runs_of(reps):
+    """REPS (sorted) as lists of consecutive reps."""
+    out = []
+    for r in reps:
+        if out and out[-1][-1] == r - 1:
+            out[-1].append(r)
+        else:
+            out.append([r])
+    return out
+
+
+def parts(todo, jobs, cost, boot=BOOT_S):
+    """The guests to boot for TODO, [(cell, reps left to make)]: one per
+    cell and run of consecutive reps, but a cell whose guest would last
+    longer than the pool's fair share (every guest's COST, the reps' share
+    of their cell's, plus BOOT, over JOBS) split into the fewest parts
+    that each fit in it (one rep a part at most), where that shortens it.
+    A list of (cell, reps, guest name), the longest first."""
+    share = sum(cost[c["name"]] * len(r) / c["reps"] + boot for c, r in todo) / jobs
+    out = []
+    for c, reps in todo:
+        each = cost[c["name"]] / c["reps"]
+        for run in runs_of(sorted(reps)):
+            k = 1
+            while k < len(run) and each * -(-len(run) // k) + boot > share:
+                k += 1
+            size = -(-len(run) // k)
+            if each * size + boot >= each * len(run):
+                size = len(run)
+            out += [(c, run[i:i + size]) for i in range(0, len(run), size)]
+    out = [(c, r, P.part_name(c, r)) for c, r in out]
+    return [g for _, g in sorted(enumerate(out), key=lambda ig: (
+        -cost[ig[1][0]["name"]] * len(ig[1][1]) / ig[1][0]["reps"], ig[0]))]
 
 
 def rep_seconds(gdir, total):

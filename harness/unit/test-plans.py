@@ -9,7 +9,8 @@ Every plan in harness/experiment/plans/ is well formed; the selection
 every policy of the kernel (DAMON's only where it has it) in the module's
 order, and a cell with no policy left is not booted; each guest's rows
 are ready to run (its policy's settings, the command with --seed, rep 1
-of every policy first); the costliest cells boot first; each kind of
+of every policy first); the costliest cells boot first, a cell that
+would outlast the others split by its reps; each kind of
 mistake in a plan or a selection is refused with a message that names it
 (a tab in a value too: the guest's rows are tab-separated).  make test
 runs it with the unit tests.
@@ -107,6 +108,31 @@ try:
     case("the_order_refuses_a_missing_times_file", False, "no error")
 except plan.PlanError as e:
     case("the_order_refuses_a_missing_times_file", "none.csv" in str(e), str(e))
+# the split: a cell that alone would outlast the pool's fair share runs
+# in parts, by its reps, each within the share; named CELL+rA-B, names
+# read back; a cell within the share, or a split that the boots would
+# not shorten, stays one guest; a resumed cell's missing reps only
+c3 = {c["name"]: c for c in plan.cells("short", "only=sqlite:loop:randw")}
+cost = {"sqlite": 1200.0, "loop": 300.0, "randw": 240.0}
+got = [(g[2], g[1]) for g in schedule.parts([(c3[n], [1, 2, 3]) for n in ("loop", "sqlite", "randw")],
+                                            3, cost, boot=30)]
+case("a_cell_that_bounds_the_run_is_split_by_reps",
+     got == [("sqlite+r1", [1]), ("sqlite+r2", [2]), ("sqlite+r3", [3]), ("loop", [1, 2, 3]),
+             ("randw", [1, 2, 3])] and
+     plan.rows(c3["sqlite"], [2]) == "".join(r + "\n" for r in plan.rows(c3["sqlite"]).splitlines()
+                                             if r.split("\t")[2] == "2"), "guests %s" % got)
+got2 = [(g[2], g[1]) for g in schedule.parts([(c3["sqlite"], [1, 2, 3]), (c3["loop"], [1, 2, 3])],
+                                             2, {"sqlite": 1200.0, "loop": 1200.0}, boot=30)]
+got3 = [(g[2], g[1]) for g in schedule.parts([(c3["sqlite"], [1, 2, 3])], 4, {"sqlite": 45.0}, boot=30)]
+got4 = [(g[2], g[1]) for g in schedule.parts([(c3["sqlite"], [1, 3])], 1, cost, boot=30)]
+case("a_cell_within_its_share_or_too_short_to_split_is_one_guest",
+     got2 == [("sqlite", [1, 2, 3]), ("loop", [1, 2, 3])] and got3 == [("sqlite", [1, 2, 3])] and
+     got4 == [("sqlite+r1", [1]), ("sqlite+r3", [3])], "guests %s, %s, %s" % (got2, got3, got4))
+case("part_names_read_back",
+     [plan.part_reps(c3["sqlite"], n) for n in ("sqlite", "sqlite+r2", "sqlite+r1-2", "sqlite+r3-1",
+                                                "sqlite2+r1", "loop")] ==
+     [[1, 2, 3], [2], [1, 2], None, None, None] and
+     plan.part_name(c3["sqlite"], [1, 2]) == "sqlite+r1-2")
 res = os.path.join(TMP, "results")
 for name, p, date in (("a", "short", "2026-12-05T01:00:00Z"), ("b", "short", "2026-12-06T01:00:00Z"),
                       ("c", "full", "2026-12-07T01:00:00Z"), ("d", "short", "2026-12-08T01:00:00Z")):

@@ -605,7 +605,8 @@ def check_merge(d):
     order (guest-info of the first main and global guest, workloads.log
     capped); shards combined, and the kinds of shard a merge refuses."""
     import merge
-    guest = {"loop": ("main", "a"), "protect-global": ("global", "b"), "thrash-seed": ("main", "c")}
+    guest = {"loop": ("main", "a"), "protect-global": ("global", "b"), "thrash-seed": ("main", "c"),
+             "sqlite+r2-3": ("main", "e"), "sqlite+r1": ("main", "d")}
 
     def folder(name, cells, selection="n=1", plan="short", failed=""):
         out = os.path.join(d, "merge", name)
@@ -613,7 +614,8 @@ def check_merge(d):
             g = os.path.join(out, "guests", cell)
             os.makedirs(g)
             boot, tag = guest[cell]
-            for f, text in (("runs.tsv", "cell=%s\trep=1\n" % cell), ("matrix.tsv", "%s\n" % cell),
+            for f, text in (("runs.tsv", "cell=%s\trep=1\n" % cell),
+                            ("matrix.tsv", "%s\n" % cell.split("+")[0]),
                             ("progress.txt", "# %s\n" % cell), ("workloads.log", tag * 10),
                             ("guest-info.txt", "plan short\nboot %s\ntag %s\n" % (boot, tag))):
                 with open(os.path.join(g, f), "w") as fh:
@@ -629,10 +631,12 @@ def check_merge(d):
     merge.WORKLOADS_LOG_MAX = 25
     assert merge.gather(out, "short")
     read = lambda f: open(os.path.join(out, f)).read()
-    # short.plan's order: thrash-seed, loop, ..., protect-global
-    assert read("runs.tsv") == "cell=thrash-seed\trep=1\ncell=loop\trep=1\ncell=protect-global\trep=1\n", \
-        read("runs.tsv")
-    assert read("workloads.log") == "c" * 10 + "a" * 10 + "b" * 5, read("workloads.log")
+    # short.plan's order: thrash-seed, loop, sqlite (its parts in the
+    # order of their reps, its matrix line once), ..., protect-global
+    assert read("runs.tsv") == "".join("cell=%s\trep=1\n" % c for c in (
+        "thrash-seed", "loop", "sqlite+r1", "sqlite+r2-3", "protect-global")), read("runs.tsv")
+    assert read("matrix.tsv") == "thrash-seed\nloop\nsqlite\nprotect-global\n", read("matrix.tsv")
+    assert read("workloads.log") == "c" * 10 + "a" * 10 + "d" * 5, read("workloads.log")
     assert "tag c" in read("guest-info.txt") and "tag b" in read("guest-info-global.txt")
     assert os.path.isfile(os.path.join(out, "short.plan"))
     assert not merge.gather(os.path.join(d, "merge", "none"), "short")
@@ -653,7 +657,8 @@ def check_merge(d):
             raise AssertionError("a merge of %s passed" % name)
         except merge.MergeError as e:
             assert why in str(e), str(e)
-    return "the guests in the plan's order, the log capped; two shards; four refusals"
+    return "the guests in the plan's order, a split cell's parts in their reps', the log capped;" \
+        " two shards; four refusals"
 
 
 def check_schedule(d):
