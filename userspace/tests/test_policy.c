@@ -219,6 +219,24 @@ static const struct expect {
 		.ratio_floor = 1,
 		.why = "hold2: hold with a cold target that adapts",
 	},
+	{
+		/* as it starts, and without state: stock's rule (6.1's) */
+		.name = "regret",
+		.clock = AWS_CLOCK_ANON,
+		.new_anon = NO,
+		.swapin = DECLINE,
+		.swapin_mapped = DECLINE,
+		.evict_1 = YES, .evict_512 = YES,
+		.refault = YES,
+		.age = YES,			/* stock's activations tick */
+		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		.keep_active = NO,		/* the active list a FIFO */
+		.refault_ws = 1430, .refault_ws_noswap = 430,
+		.file_ws = FILE_WS_ACTIVE_FILE,	/* the anon clock's rule */
+		.ratio = RATIO_PARAM,
+		.ratio_floor = 1,		/* 6.1's (test_regret_switch()) */
+		.why = "regret: stock's rule or hold's, by the evidence",
+	},
 };
 
 static const struct aws_lru_sizes refault_sizes = {
@@ -1225,6 +1243,84 @@ static void test_hold2_cold(struct aws_tc *tc)
 	free(st);
 }
 
+/* Long refaults (distance 5000) of ids @from..@to: how many said YES. */
+static unsigned long regret_long(const struct aws_policy *p, void *st,
+				 unsigned long from, unsigned long to)
+{
+	struct aws_lru_sizes sz = hold_sizes(1000);
+	unsigned long id, yes = 0;
+
+	for (id = from; id <= to; id++)
+		yes += p->refault(&(struct aws_refault){ .nr_pages = 1,
+				  .distance = 5000, .id = id, .sizes = sz },
+				  st) == AWS_YES;
+	return yes;
+}
+
+/* Which rule regret follows, read off keep_active, age and the ratio. */
+static bool regret_holds(struct aws_tc *tc, const struct aws_policy *p,
+			 void *st)
+{
+	const struct aws_folio f = { .nr_pages = 1, .swapbacked = true };
+	struct aws_lru_sizes sz = hold_sizes(1000);
+	bool keep = p->keep_active(&f, st) == AWS_YES;
+
+	CHECK(tc, keep == (p->age(&f, st) == AWS_NO) &&
+	      p->inactive_ratio(&sz, 1, st) == (keep ? 3 : 1),
+	      "%s: keep_active %d, but age and the ratio say otherwise",
+	      p->name, keep);
+	return keep;
+}
+
+/*
+ * regret, 3000 resident anon pages (1000 active). It starts with stock's
+ * rule: a long refault (distance 5000, beyond 6.1's 1430) is refused.
+ * Such refaults of pages hold would hold (hash below 2250 / 8000) are
+ * evidence for hold: 600 pages give about 170, less than an eighth of
+ * resident (375), and change nothing; 2000 more take it to hold's rule,
+ * which holds about 28 % of them. Then pages never active that refault
+ * from within the 750 pages by which stock's inactive list (1500) is
+ * longer than hold's are evidence for stock: 1500 of them bring stock's
+ * rule back. Evictions of more than a memory halve the evidence: the
+ * long refaults again take it to hold, each once.
+ */
+static void test_regret_switch(struct aws_tc *tc)
+{
+	const struct aws_policy *p = aws_policy_find("regret", 6);
+	const struct aws_folio f = { .nr_pages = 1, .swapbacked = true };
+	struct aws_lru_sizes shaped = hold_sizes(2250);
+	unsigned long id, yes, k;
+	void *st;
+
+	CHECK(tc, p != NULL, "no regret in the registry");
+	if (!p)
+		return;
+	st = state_new(p);
+	yes = regret_long(p, st, 1, 600);
+	CHECK(tc, !yes && !regret_holds(tc, p, st),
+	      "%s: %lu long refaults admitted, or hold's rule on little "
+	      "evidence", p->name, yes);
+	regret_long(p, st, 601, 2600);
+	CHECK(tc, regret_holds(tc, p, st),
+	      "%s: stock's rule after 2600 long refaults", p->name);
+	yes = regret_long(p, st, 10001, 14000);
+	CHECK(tc, yes >= 1000 && yes <= 1250,
+	      "%s: hold's rule admitted %lu of 4000 long refaults, want "
+	      "about 28 %%", p->name, yes);
+	for (id = 20001; id <= 21500; id++)
+		p->refault(&(struct aws_refault){ .nr_pages = 1,
+			   .distance = 500, .id = id, .sizes = shaped }, st);
+	CHECK(tc, !regret_holds(tc, p, st),
+	      "%s: hold's rule after 1500 refaults stock would have saved",
+	      p->name);
+	for (k = 0; k < 4 * 3000; k++)
+		p->evict(&f, st);
+	regret_long(p, st, 30001, 33000);
+	CHECK(tc, regret_holds(tc, p, st),
+	      "%s: the evidence for stock did not decay", p->name);
+	free(st);
+}
+
 const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_expectations", test_expectations },
 	{ "policy_folio_decisions", test_folio_decisions },
@@ -1234,6 +1330,7 @@ const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_hold_subset", test_hold_subset },
 	{ "policy_hold_displacement", test_hold_displacement },
 	{ "policy_hold2_cold", test_hold2_cold },
+	{ "policy_regret_switch", test_regret_switch },
 	{ "policy_file_workingset", test_file_workingset },
 	{ "policy_ratio", test_policy_ratio },
 	{ "policy_ratio_callback", test_policy_ratio_callback },

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * regret - follow stock's rule or hold's, whichever the refaults say
+ *	    would have cost fewer swap-ins
+ *
+ *		Two experts, one list
+ *
+ * hold (hold.c) wins where a loop or a scan is larger than memory and
+ * loses, by orders of magnitude, where a working set slides through a
+ * window that stock's half-and-half lists keep; no constant of one
+ * mechanism serves both (hold2.c tried). This policy keeps both rules
+ * and asks, per lruvec, which of them the workload's refaults speak for,
+ * the way LeCaR and CACHEUS weigh their experts by regret and ARC moves
+ * its target on ghost hits: each refault is evidence of what the other
+ * rule would have done with the same page.
+ *
+ * The two experts cannot be run side by side on pages, as set dueling
+ * (DIP) runs its leader sets: what separates them is the shape of the
+ * lists (hold's inactive list is a quarter of resident anon, stock's a
+ * half below 1 GiB), and a shape belongs to the whole lruvec. The
+ * shadows say enough to price the road not taken:
+ *
+ *  - while stock's rule runs, a refault that stock does not activate
+ *    (its distance is beyond the lists' reach) of a page whose hash
+ *    falls in the stable subset hold would have held at that distance
+ *    (hold's rule 2: h < target / (distance + resident)) is a swap-in
+ *    hold would have saved;
+ *  - while hold's rule runs, a refault at a long distance of a page
+ *    hold does not hold stands for f / (1 - f) held pages that stock
+ *    would have lost the same way (f being the held fraction): what hold
+ *    saves, by proportion;
+ *  - while hold's rule runs, a refault of a page that was never active
+ *    (not PG_workingset) from no farther than stock's longer inactive
+ *    list would have reached is a swap-in stock would have saved: a
+ *    window that slides is read a second time before stock's inactive
+ *    list lets it go, and after hold's has;
+ *  - while stock's rule runs, what stock saves is not seen (its hits are
+ *    on resident pages): the last measure taken under hold stands, and
+ *    decays.
+ *
+ * Both sums count pages and decay by half once a memory of evictions
+ * has passed (the window of struct aws_displaced). hold's rule is taken
+ * when what it would save is more than what stock would, and more than
+ * an eighth of resident anon (REGRET_FLOOR); stock's rule comes back as
+ * soon as what stock would save is more. Stock's rule is the start: a
+ * workload without refaults runs as 6.1 does.
+ *
+ *		The one constant
+ *
+ * Decaying by half every memory of evictions, a sum that gains x pages
+ * per memory settles at 2x: the floor asks that hold would have saved
+ * more than a sixteenth of the evictions of the last memory or so. A
+ * ghost estimate is only an estimate: it prices what hold would keep,
+ * not what hold's shorter inactive list would lose on the way, so a
+ * switch needs evidence well above the refaults a window that nearly
+ * fits makes. The sweep (userspace/sim/sweep.sh regret, docs/regret.md)
+ * shows how far it can move.
+ *
+ *		What each rule is
+ *
+ * Stock: inactive-first placement, a refault activated when its distance
+ * is within 6.1's workingset size (the anon and file lists, as upstream.c
+ * compares), activations age the clock and count (not quiet), the active
+ * list a FIFO, 6.1's inactive ratio. hold: its refault rules on the
+ * displaced counts (aws_hold_rules()), quiet activations, the active list
+ * a CLOCK, the clock aged by evictions and admissions only, the inactive
+ * ratio at least 3. The displaced counts are kept under both rules, so
+ * hold starts from what it would have known.
+ *
+ * The clock is the anon one (evictions and activations of anon pages),
+ * which on an anon workload is 6.1's shared clock less the file
+ * evictions; a file refault, whose clock anon events then do not age,
+ * is compared with the active file list alone, as the seed did. The
+ * state is hold's counts and four words more per lruvec.
+ */
+#include "aws_policy.h"
+
+#ifndef REGRET_FLOOR
+#define REGRET_FLOOR	8
+#endif
+#define REGRET_RATIO	3	/* hold's inactive ratio (hold.c) */
+#define REGRET_STAY	2	/* hold's majority (hold.c) */
+#define REGRET_RUN_SHIFT 3	/* hold's run of swap slots (hold.c) */
+
+struct regret_state {
+	struct aws_displaced d;	/* what displacing did (aws_policy.h) */
+	unsigned long for_hold;	/* swap-ins hold would have saved */
+	unsigned long for_stock; /* swap-ins stock would have saved */
+	unsigned long hold;	/* 1 while hold's rule runs */
+	unsigned long stock_ratio; /* 6.1's inactive ratio, last asked */
+};
+
+static bool regret_holding(const void *state)
+{
+	const struct regret_state *s = state;
+
+	return s && s->hold;
+}
+
+static enum aws_decision regret_evict(const struct aws_folio *f, void *state)
+{
+	struct regret_state *s = state;
+	unsigned long window;
+
+	if (!s)
+		return AWS_YES;
+	window = s->d.resident ? s->d.resident : 1;
+	/* the evidence decays when the displaced counts do */
+	if (aws_sat_add(s->d.ticks, f->nr_pages) > window) {
+		s->for_hold >>= 1;
+		s->for_stock >>= 1;
+	}
+	aws_displaced_evict(&s->d, f);
+	return AWS_YES;
+}
+
+/* 6.1's workingset size for an anon refault (upstream.c). */
+static unsigned long regret_stock_size(const struct aws_lru_sizes *z)
+{
+	unsigned long ws = aws_sat_add(z->active_file, z->inactive_file);
+
+	return z->swap_available ? aws_sat_add(ws, z->active_anon) : ws;
+}
+
+/* The evidence one refault gives, under the rule that runs. */
+static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
+			 unsigned long h, unsigned long resident,
+			 unsigned long target)
+{
+	const struct aws_lru_sizes *z = &r->sizes;
+	unsigned long span = aws_sat_add(r->distance, resident);
+	bool held = r->id && aws_hash_below(h, target, span);
+	unsigned long stock_inactive;
+
+	if (!s->hold) {
+		if (r->distance > regret_stock_size(z) && held)
+			s->for_hold = aws_sat_add(s->for_hold, r->nr_pages);
+		return;
+	}
+	/* f / (1 - f) held pages per refault that is not held, f < 1 */
+	if (r->distance > z->active_anon && !held && target < span)
+		s->for_hold = aws_sat_add(s->for_hold,
+					  aws_sat_mul(r->nr_pages, target) /
+					  (span - target));
+	stock_inactive = resident / ((s->stock_ratio ? s->stock_ratio : 1) + 1);
+	if (!r->workingset && stock_inactive > z->inactive_anon &&
+	    r->distance <= stock_inactive - z->inactive_anon)
+		s->for_stock = aws_sat_add(s->for_stock, r->nr_pages);
+}
+
+static enum aws_decision regret_refault(struct aws_refault *r, void *state)
+{
+	const struct aws_lru_sizes *z = &r->sizes;
+	unsigned long resident = aws_sat_add(z->active_anon, z->inactive_anon);
+	unsigned long h = aws_hash16(r->id >> REGRET_RUN_SHIFT);
+	unsigned long target = resident / (REGRET_RATIO + 1) * REGRET_RATIO;
+	struct regret_state *s = state;
+
+	if (s) {
+		aws_displaced_refault(&s->d, r, resident);
+		regret_weigh(s, r, h, resident, target);
+		if (s->hold && s->for_stock > s->for_hold)
+			s->hold = 0;
+		else if (!s->hold && s->for_hold > resident / REGRET_FLOOR &&
+			 s->for_hold > s->for_stock)
+			s->hold = 1;
+	}
+	if (!regret_holding(s)) {
+		r->workingset_size = regret_stock_size(z);
+		return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
+	}
+	r->workingset_size = z->active_anon;
+	r->quiet = true;
+	return aws_hold_rules(&s->d, r, h, target, REGRET_STAY);
+}
+
+/* Stock's activations age the clock; hold's are admissions already. */
+static enum aws_decision regret_age(const struct aws_folio *f, void *state)
+{
+	return regret_holding(state) ? AWS_NO : AWS_YES;
+}
+
+static enum aws_decision regret_keep_active(const struct aws_folio *f,
+					    void *state)
+{
+	return regret_holding(state) ? AWS_YES : AWS_NO;
+}
+
+static unsigned long regret_inactive_ratio(const struct aws_lru_sizes *sizes,
+					   unsigned long stock_ratio,
+					   void *state)
+{
+	struct regret_state *s = state;
+
+	if (s)
+		s->stock_ratio = stock_ratio;
+	if (!regret_holding(state) || stock_ratio > REGRET_RATIO)
+		return stock_ratio;
+	return REGRET_RATIO;
+}
+
+const struct aws_policy aws_policy_regret = {
+	.name = "regret",
+	.description = "stock's rule or hold's, by the swap-ins each would save",
+	.clock = AWS_CLOCK_ANON,
+	.state_size = sizeof(struct regret_state),
+	.new_anon = aws_no,		/* start inactive, as both do */
+	.evict = regret_evict,		/* every folio; evidence decays */
+	.refault = regret_refault,	/* weigh, then the rule that runs */
+	/* file refaults: 6.1's comparison */
+	.age = regret_age,
+	.keep_active = regret_keep_active,
+	.inactive_ratio = regret_inactive_ratio,
+	.file_workingset = aws_file_workingset_active,
+};
