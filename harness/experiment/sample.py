@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The goals, judged in the guest on a sample of the workload distribution.
 
-usage: sample.py DIR [--judge POLICY,...] [--peers nomod,mglru]
+usage: sample.py DIR [--judge POLICY,...] [--peers nomod,mglru] [--peers-from DIR2]
        sample.py --write-plan N [--dist-seed S] [--memory SIZE] [--policies LIST]
 
 DIR is a `make run` result folder whose plan's cells run aws-instance
@@ -16,7 +16,10 @@ index and frames); and states the goals (harness/experiment/goals.py) of
 each --judge policy (by default every policy that ran but the peers)
 against the better of the --peers, with the runs'
 ranges as the intervals.  Writes DIR/sample.csv (one row per instance)
-and DIR/sample-goals.csv, and prints the goals.
+and DIR/sample-goals.csv, and prints the goals.  --peers-from takes the
+peers' runs from another folder of the same plan (a candidate run alone,
+`make run PLAN=... POLICIES=...`, judged against a stored sample's stock
+and MGLRU: results/sample120-6.1): its cells must run the same commands.
 
 --write-plan N prints a sample plan instead: instances 0..N-1 of the
 distribution drawn with rng seed S (default 41) for SIZE (default 16M),
@@ -110,9 +113,21 @@ def plan_text(n, seed, memory, policies, sim, argv):
     return "\n".join(out) + "\n"
 
 
-def table(d, cells, drawn, policies):
-    """The goals table: one row per cell (instance)."""
+def plan_of(d):
+    """The one plan file of the run folder D."""
+    files = [f for f in os.listdir(d) if f.endswith(".plan")]
+    if len(files) != 1:
+        raise SampleError("%s holds %d plan files, not one" % (d, len(files)))
+    return os.path.join(d, files[0])
+
+
+def table(d, cells, drawn, policies, peers_from=None, peers=()):
+    """The goals table: one row per cell (instance); the PEERS' runs from
+    the folder PEERS_FROM if given."""
     runs = pd.read_csv(stored(d, "runs.csv"), keep_default_na=False, na_values=[""])
+    if peers_from:
+        other = pd.read_csv(stored(peers_from, "runs.csv"), keep_default_na=False, na_values=[""])
+        runs = pd.concat([runs[~runs.policy.isin(peers)], other[other.policy.isin(peers)]])
     opt = pd.read_csv(stored(d, "opt.csv"), keep_default_na=False, na_values=[""])
     rows = []
     for cell, (seed, index, frames) in cells.items():
@@ -144,6 +159,8 @@ def main(argv):
     ap.add_argument("--judge", default="",
                     help="the policies the goals judge (default: those that ran, but the peers)")
     ap.add_argument("--peers", default="nomod,mglru", help="the better of these (default nomod,mglru)")
+    ap.add_argument("--peers-from", default="", metavar="DIR2",
+                    help="the peers' runs from this folder of the same plan")
     ap.add_argument("--sim", default=os.path.join(TOP, "build", "userspace", "aws-sim"))
     a = ap.parse_args(argv)
     judged, peers = [p for p in a.judge.split(",") if p], a.peers.split(",")
@@ -161,23 +178,23 @@ def main(argv):
     if not a.dir:
         ap.error("DIR is needed (or --write-plan N)")
     try:
-        plan_files = [f for f in os.listdir(a.dir) if f.endswith(".plan")]
-        if len(plan_files) != 1:
-            raise SampleError("%s holds %d plan files, not one" % (a.dir, len(plan_files)))
-        cells = instances(os.path.join(a.dir, plan_files[0]))
+        cells = instances(plan_of(a.dir))
+        if a.peers_from and instances(plan_of(a.peers_from)) != cells:
+            raise SampleError("--peers-from %s ran other instances than %s" % (a.peers_from, a.dir))
         if not judged:
             ran = pd.read_csv(stored(a.dir, "runs.csv"), usecols=["policy"]).policy
             judged = [p for p in ran.drop_duplicates() if p not in peers]
         if not judged:
             raise SampleError("the runs are of no policy but the peers %s" % ",".join(peers))
-        t = table(a.dir, cells, draws(cells, a.sim), judged + peers)
+        t = table(a.dir, cells, draws(cells, a.sim), judged + peers, a.peers_from, peers)
     except (SampleError, plans.PlanError, OSError) as e:
         print("error: sample.py: %s" % e, file=sys.stderr)
         return 1
     t.to_csv(os.path.join(a.dir, "sample.csv"))
     print("the sample: %d instances of the distribution in the guest, %s runs each; goals against"
-          " the better of %s, intervals from the runs' range"
-          % (len(t), "/".join(str(n) for n in sorted(set(t[judged[0] + "_n"]))), " and ".join(peers)))
+          " the better of %s%s, intervals from the runs' range"
+          % (len(t), "/".join(str(n) for n in sorted(set(t[judged[0] + "_n"]))), " and ".join(peers),
+             " (their runs from %s)" % a.peers_from if a.peers_from else ""))
     verdicts = []
     for p in judged:
         lines, v = goals.report(t, p, peers)

@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -491,6 +492,29 @@ def check_sample(d):
     v = pd.read_csv(os.path.join(sd, "sample-goals.csv")).set_index("goal")
     # hold 501-503 against mglru 901-903: 0.555-0.559, a loop gain met
     assert v.at["family-gain-loop", "verdict"] == "met" and v.at["no-harm-max", "verdict"] == "met", v
+    # --peers-from: the candidate's runs here, the peers' from a stored
+    # run of the same instances (a peer there at 2000 makes hold's 0.25x);
+    # a stored run of other instances is refused
+    cand = os.path.join(d, "sample-cand")
+    os.makedirs(cand)
+    shutil.copy(os.path.join(sd, "sample.plan"), cand)
+    pd.DataFrame(opt).to_csv(os.path.join(cand, "opt.csv"), index=False)
+    pd.DataFrame([r for r in runs if r["policy"] == "hold"]).to_csv(os.path.join(cand, "runs.csv"), index=False)
+    stored_runs = os.path.join(d, "sample-stored")
+    os.makedirs(stored_runs)
+    shutil.copy(os.path.join(sd, "sample.plan"), stored_runs)
+    pd.DataFrame([dict(r, vm_pswpin=2000) for r in runs if r["policy"] != "hold"]).to_csv(
+        os.path.join(stored_runs, "runs.csv"), index=False)
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs], stdout=null).returncode
+    c = pd.read_csv(os.path.join(cand, "sample.csv")).set_index("cell")
+    assert rc == 0 and (c.at["loop-3", "hold"], c.at["loop-3", "nomod"]) == (502, 2000), (rc, c)
+    with open(os.path.join(stored_runs, "sample.plan"), "a") as f:
+        f.write("cell zipf-8\nlimit 16M\npolicies nomod\nrun aws-instance --dist-seed 41 --index 8"
+                " --memory 16M\nasks what?\n")
+    r = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs], capture_output=True,
+                       text=True)
+    assert r.returncode == 1 and "ran other instances" in r.stderr, r.stderr
     pd.DataFrame(opt[:3]).to_csv(os.path.join(sd, "opt.csv"), index=False)
     with open(os.devnull, "w") as null:
         rc = subprocess.run([sys.executable, S.__file__, sd], stdout=null, stderr=null).returncode
@@ -513,7 +537,8 @@ def check_sample(d):
     for bad in (["--write-plan", "0"], ["--write-plan", "4", "--memory", "50%"], ["--write-plan", "4", sd]):
         rc = subprocess.run([sys.executable, S.__file__] + bad, capture_output=True).returncode
         assert rc == 1, "sample.py %s accepted" % bad
-    return ("the draw from aws-sim, the runs' ranges, the goals; a cell without OPT refused;"
+    return ("the draw from aws-sim, the runs' ranges, the goals; peers from a stored run, one of"
+            " other instances refused; a cell without OPT refused;"
             " --write-plan's cells and questions from the same draw, bad sizes refused")
 
 
