@@ -67,6 +67,7 @@ WORKLOAD_METRIC = {
     "loop": ("res_loop_majfaults", "loop majflt", False),
     "sqlite": ("res_scan_majfaults", "scan majflt", False),
     "redis": ("res_get_majfaults", "GET majflt", False),
+    "pgbench": ("res_run_majfaults", "tx majflt", False),
 }
 # ... and a secondary one, shown after x OPT; for runs from before the counts
 # (timed zipf and randw cells) it is the cell's own figure
@@ -75,13 +76,14 @@ SECONDARY = {
     "randw": ("res_writes_per_sec", "writes/s", True),
     "sqlite": ("res_scan_rows_per_s", "rows/s", True),
     "redis": ("res_get_requests_per_s", "GETs/s", True),
+    "pgbench": ("res_tps", "tx/s", True),
 }
 SUMMARISED = ["vm_pswpin", "vm_pswpout", "vm_workingset_refault_anon",
               "vm_workingset_activate_anon", "vm_workingset_restore_anon", "vm_pgactivate",
               "vm_pgdeactivate", "vm_pgmajfault", "wall_s", "cg_peak", "ev_max",
               "ev_oom_kill", "aws_refaults", "aws_activations", "aws_evictions",
-              "res_loop_pswpin", "res_scan_pswpin", "res_get_pswpin", "x_opt", "opt_swapins",
-              "lru_swapins"]
+              "res_loop_pswpin", "res_scan_pswpin", "res_get_pswpin", "res_run_pswpin", "x_opt",
+              "opt_swapins", "lru_swapins"]
 # opt.csv's columns -> runs.csv's
 OPT_COLS = {"frames": "opt_frames", "trace": "opt_trace", "opt_swapins": "opt_swapins",
             "lru_swapins": "lru_swapins", "note": "opt_note", "source": "opt_source"}

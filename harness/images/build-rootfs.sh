@@ -10,7 +10,7 @@
 # hands over to the scripts on the tools disk.  No service of those
 # packages ever starts: debootstrap configures them behind a policy-rc.d
 # that refuses every start, and the guest boots /sbin/aws-init, not an init
-# system (aws-redis runs a redis-server of its own).  The image is made
+# system (aws-redis runs a redis-server of its own, aws-pgbench a cluster).  The image is made
 # with mkfs.ext4 -d (no loop mount).  It is rebuilt only when this script
 # changes; the guest scripts, workloads and module travel on the separate
 # tools disk (harness/images/make-tools-disk.sh).
@@ -19,7 +19,7 @@ set -euo pipefail
 
 IMG=$AWS_BUILD/rootfs.img
 DIR=$AWS_BUILD/rootfs
-PKGS=kmod,procps,stress-ng,trace-cmd,sqlite3,redis-server,redis-tools
+PKGS=kmod,procps,stress-ng,trace-cmd,sqlite3,redis-server,redis-tools,postgresql-15,postgresql-client-15
 key=$(hash_files "$0")
 MIRROR=${AWS_DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' \
 	/etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)}

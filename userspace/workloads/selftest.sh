@@ -3,8 +3,9 @@
 #
 # selftest.sh - self-test of the workloads (aws-protect, aws-thrash,
 # aws-zipf, aws-randw, aws-loop, aws-instance, and the scripts around real
-# programs: aws-sqlite, sqlite3, and aws-redis, redis-server and
-# redis-benchmark, whose runs fail saying so where those are missing) with
+# programs: aws-sqlite, sqlite3, aws-redis, redis-server and
+# redis-benchmark, whose runs fail saying so where those are missing, and
+# aws-pgbench, whose arguments only are checked here) with
 # tiny sizes; prints KTAP, exits non-zero if any case fails. POSIX sh +
 # coreutils + grep + awk (mawk is fine); make test runs it on the build host
 # (the workloads do not depend on the module: the guest suites run them
@@ -56,6 +57,7 @@ tiny_args() {
 	instance) echo "--dist-seed 7 --index 3 --memory 1M" ;;
 	sqlite)  echo "--size 4M --scans 2" ;;
 	redis)   echo "--size 2M --requests 1000" ;;
+	pgbench) echo "--shared-buffers 8M --scale 1 --transactions 50" ;;
 	esac
 }
 
@@ -69,6 +71,7 @@ keys_of() {
 	instance) echo "family accesses pages majfaults replay_pswpin replay_seconds" ;;
 	sqlite)  echo "rows scans build_seconds scan_seconds scan_rows_per_s scan_pswpin scan_majfaults" ;;
 	redis)   echo "keys value_bytes dataset_bytes requests clients build_seconds get_seconds check_seconds get_pswpin get_majfaults get_requests_per_s" ;;
+	pgbench) echo "scale shared_buffers_bytes transactions clients init_seconds run_seconds check_seconds run_pswpin run_majfaults tps" ;;
 	esac
 }
 
@@ -77,6 +80,7 @@ size_opt() {
 	protect) echo "--hot" ;;
 	thrash)  echo "--cold" ;;
 	instance) echo "--memory" ;;
+	pgbench) echo "--shared-buffers" ;;
 	*)       echo "--size" ;;
 	esac
 }
@@ -757,6 +761,11 @@ case_describe_redis() {
 		redis --size 4M --clients 4 --corrupt-test --seed 3
 }
 
+case_describe_pgbench() {
+	describe_is "$(na pgbench "a real program (postgres): its page trace is not recorded")" \
+		pgbench --shared-buffers 96M --scale 4 --transactions 2000
+}
+
 # A bad argument exits 2 with --describe as without it, stdout empty; so
 # does an option the workload does not have (opt.py's old copy called
 # aws-thrash --seconds 5 timed).
@@ -765,7 +774,9 @@ case_describe_bad_args() {
 	    "randw --size 4Q" "randw --size 8K --threads 3 --writes 1" "thrash --seconds 5" \
 	    "protect --hot 2M --wave 4M --save-trace $TMP/x --corrupt-test" \
 	    "loop --size 4M stray" "sqlite --size 1K" "zipf --size 4M --records 0" \
-	    "redis --size 64K" "redis --clients 65" "redis --requests 0"; do
+	    "redis --size 64K" "redis --clients 65" "redis --requests 0" \
+	    "pgbench --shared-buffers 512K" "pgbench --scale 0" "pgbench --clients 17" \
+	    "pgbench --transactions x"; do
 		# shellcheck disable=SC2086 # word splitting of the command
 		run $cmd --describe
 		if [ "$rc" -ne 2 ] || [ -s "$OUT" ] || [ ! -s "$ERR" ]; then
@@ -794,6 +805,8 @@ case_describe_runs_nothing() {
 # ---- plan and run -------------------------------------------------------
 
 CASES=
+# (pgbench's run needs PostgreSQL, which the host does not install: the
+# guest's harness suite runs its --corrupt-test)
 for w in protect thrash zipf randw loop instance sqlite redis; do
 	for c in run corrupt_test; do
 		CASES="$CASES $w:$c"
@@ -802,7 +815,7 @@ done
 CASES="$CASES thrash:thrash_write loop:loop_counts sqlite:sqlite_counts redis:redis_counts"
 CASES="$CASES zipf:zipf_records randw:randw_writes"
 CASES="$CASES zipf:early_stop randw:early_stop protect:size_fraction_of_memtotal"
-for w in protect thrash zipf randw loop instance sqlite redis; do
+for w in protect thrash zipf randw loop instance sqlite redis pgbench; do
 	for c in help garbage_size unknown_option stray_operand; do
 		CASES="$CASES $w:$c"
 	done
@@ -813,7 +826,7 @@ CASES="$CASES randw:randw_trace_matches_sim thrash:thrash_trace protect:protect_
 CASES="$CASES instance:instance_trace_matches_sim instance:describe_instance"
 CASES="$CASES zipf:describe_zipf randw:describe_randw thrash:describe_thrash"
 CASES="$CASES protect:describe_protect loop:describe_loop sqlite:describe_sqlite"
-CASES="$CASES redis:describe_redis"
+CASES="$CASES redis:describe_redis pgbench:describe_pgbench"
 CASES="$CASES zipf:describe_bad_args zipf:describe_runs_nothing"
 
 total=0

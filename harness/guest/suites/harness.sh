@@ -4,7 +4,8 @@
 # Harness suite: the guest booted the kernel this build made, with the hook
 # patch in it; swap works under a memory hog larger than guest RAM (it
 # swapped out and in, and every page verified); an out-of-tree module loads
-# and unloads; MGLRU is off by default.
+# and unloads; aws-pgbench's check finds a corrupted balance; MGLRU is off
+# by default.
 . "$AWS_TOOLS/guest/lib.sh"
 
 # The tools disk carries the version string of the bzImage it was built
@@ -61,6 +62,24 @@ elif ! new_dmesg 'aws_smoke: unloaded'; then
 	fail smoke_unload "its exit did not run"
 else
 	ok smoke_unload
+fi
+
+# aws-pgbench, the third real program, whose run the host's workload
+# self-test cannot make (no PostgreSQL there): a tiny cluster runs its
+# transactions, then --corrupt-test changes one balance, and the check
+# must find the bank out of balance (exit 3, VERIFY_FAIL) in a RESULT
+# that has every transaction processed.
+res=$(aws-pgbench --shared-buffers 8M --scale 1 --transactions 50 --corrupt-test \
+	2>/tmp/pgbench.err)
+rc=$?
+row=$(grep '^VERIFY_FAIL workload=pgbench ' /tmp/pgbench.err)
+tx=$(result_get "$res" transactions) vf=$(result_get "$res" verify_fail)
+if [ $rc = 3 ] && [ "$tx" = 50 ] && [ "$vf" = 1 ] && [ "$(result_get "$res" tps)" -gt 0 ] 2>/dev/null &&
+	[[ $row == *"expected=rows:50,"*"got=rows:50,"* ]]; then
+	ok "pgbench_checks_its_transactions # 50 transactions, one balance changed: $row"
+else
+	fail pgbench_checks_its_transactions "exit $rc (want 3), transactions '$tx', verify_fail '$vf'" \
+		"(want 50, 1): $(head -c 300 /tmp/pgbench.err)"
 fi
 
 # MGLRU as Debian's kernel boots it (on in 6.12, off in 6.1), and off by
