@@ -197,7 +197,10 @@ t0=$T_US
 
 as_user "$PGBIN/initdb" -D "$tmp/data" -U "$RUNAS" --auth=trust --no-sync -E UTF8 \
 	--locale=C >"$tmp/initdb.log" 2>&1 || die "initdb failed: $(tail -n 3 "$tmp/initdb.log")"
-as_user "$PGBIN/postgres" -D "$tmp/data" -k "$tmp" -c listen_addresses= \
+# setpriv itself in the background (not as_user, a function, which would
+# run in a subshell of its own): $! is the postmaster, which setpriv execs
+setpriv --reuid="$RUNAS" --regid="$RUNAS" --init-groups -- \
+	"$PGBIN/postgres" -D "$tmp/data" -k "$tmp" -c listen_addresses= \
 	-c shared_buffers="$((bytes >> 10))kB" -c huge_pages=off -c fsync=off \
 	-c synchronous_commit=off -c full_page_writes=off -c autovacuum=off \
 	-c max_wal_size=4GB -c checkpoint_timeout=1d -c logging_collector=off \

@@ -68,18 +68,20 @@ fi
 # self-test cannot make (no PostgreSQL there): a tiny cluster runs its
 # transactions, then --corrupt-test changes one balance, and the check
 # must find the bank out of balance (exit 3, VERIFY_FAIL) in a RESULT
-# that has every transaction processed.
+# that has every transaction processed; no process of the cluster may
+# outlive it (make run removes the run's cgroup next).
 res=$(aws-pgbench --shared-buffers 8M --scale 1 --transactions 50 --corrupt-test \
 	2>/tmp/pgbench.err)
 rc=$?
+left=$(pgrep -c -x postgres)
 row=$(grep '^VERIFY_FAIL workload=pgbench ' /tmp/pgbench.err)
 tx=$(result_get "$res" transactions) vf=$(result_get "$res" verify_fail)
 if [ $rc = 3 ] && [ "$tx" = 50 ] && [ "$vf" = 1 ] && [ "$(result_get "$res" tps)" -gt 0 ] 2>/dev/null &&
-	[[ $row == *"expected=rows:50,"*"got=rows:50,"* ]]; then
+	[[ $row == *"expected=rows:50,"*"got=rows:50,"* ]] && [ "$left" = 0 ]; then
 	ok "pgbench_checks_its_transactions # 50 transactions, one balance changed: $row"
 else
 	fail pgbench_checks_its_transactions "exit $rc (want 3), transactions '$tx', verify_fail '$vf'" \
-		"(want 50, 1): $(head -c 300 /tmp/pgbench.err)"
+		"(want 50, 1), postgres processes left: $left (want 0): $(head -c 300 /tmp/pgbench.err)"
 fi
 
 # MGLRU as Debian's kernel boots it (on in 6.12, off in 6.1), and off by
