@@ -98,7 +98,7 @@
  * include/aws_policy.h. Five stand for a real kernel, on both LRU types:
  * stock (the running kernel as shipped), baseline (5.8), protect (the
  * seed's patches 1-2), detect (the whole seed series), upstream (6.1's
- * algorithm run by the module); example, stable, hold and hold2 are the
+ * algorithm run by the module); example, stable, hold and regret are the
  * project's own. Which events age which clock and what a refault
  * distance is compared with decide the file LRU's behaviour as much as
  * the anon one's, so each file says both.

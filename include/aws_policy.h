@@ -221,7 +221,7 @@ static inline bool aws_hash_below(unsigned long h, unsigned long num,
 
 /*
  * What displacing active pages did, for a policy that judges it (hold,
- * hold2): the PG_workingset pages evicted (out), and those of them that
+ * regret): the PG_workingset pages evicted (out), and those of them that
  * refaulted at a distance the active list covers (back) or from farther
  * (far).  The counts are in pages and decay: once the pages evicted
  * (ticks) pass the resident anon seen at the last refault, every count is

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Policies judged on a distribution of workloads, not on cells.
 
-usage: dist.py CSV [--out DIR] [--ref upstream] [--peers upstream,MGLRU] [--goals hold,hold2,regret]
+usage: dist.py CSV [--out DIR] [--ref upstream] [--peers upstream,MGLRU] [--goals hold,regret]
 
 CSV is what `aws-sim --distribution N --csv CSV` writes: one row per
 instance and policy, with the instance's family, drawn parameters and the
@@ -116,8 +116,8 @@ def main(argv):
     ap.add_argument("--ref", default="upstream", help="the reference policy (default upstream: stock 6.1)")
     ap.add_argument("--peers", default="upstream,MGLRU",
                     help="the policies the goals take the better of (default upstream,MGLRU)")
-    ap.add_argument("--goals", default="hold,hold2,regret",
-                    help="the policies judged by the goals (default hold,hold2,regret)")
+    ap.add_argument("--goals", default="hold,regret",
+                    help="the policies judged by the goals (default hold,regret)")
     ap.add_argument("--families", metavar="FILE",
                     help="simguest.py --families' verdicts: the families whose source is not"
                     " 'model' (in --families-variant, model mglru) are left to the guest")

@@ -155,7 +155,7 @@ def main(argv):
     ap.add_argument("--write-plan", type=int, metavar="N", help="print a plan of instances 0..N-1")
     ap.add_argument("--dist-seed", type=int, default=41)
     ap.add_argument("--memory", default="16M")
-    ap.add_argument("--policies", default="nomod mglru hold hold2")
+    ap.add_argument("--policies", default="nomod mglru hold regret")
     ap.add_argument("--judge", default="",
                     help="the policies the goals judge (default: those that ran, but the peers)")
     ap.add_argument("--peers", default="nomod,mglru", help="the better of these (default nomod,mglru)")

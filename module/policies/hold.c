@@ -110,7 +110,7 @@
  * page) and decay: once the ticks (evicted pages) pass one memory
  * (resident anon at the last refault), ticks, out, back and far are
  * halved, so the policy judges displacement by what happened over the
- * last memory or two of evictions (struct aws_displaced, which hold2
+ * last memory or two of evictions (struct aws_displaced, which regret
  * shares).  The private state is six words per lruvec, updated without a
  * lock: a lost update only blurs a fraction.
  *
@@ -167,7 +167,7 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
 	aws_displaced_refault(&s->d, r, resident);
 	r->quiet = true;
 
-	/* rules 1 and 2 above, shared with hold2 (aws_policy.h) */
+	/* rules 1 and 2 above, shared with regret (aws_policy.h) */
 	return aws_hold_rules(&s->d, r, h, target, HOLD_STAY);
 }
 

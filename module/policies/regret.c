@@ -8,7 +8,8 @@
  * hold (hold.c) wins where a loop or a scan is larger than memory and
  * loses, by orders of magnitude, where a working set slides through a
  * window that stock's half-and-half lists keep; no constant of one
- * mechanism serves both (hold2.c tried). This policy keeps both rules
+ * mechanism serves both (hold2, removed for this one, tried: docs/hold.md).
+ * This policy keeps both rules
  * and asks, per lruvec, which of them the workload's refaults speak for,
  * the way LeCaR and CACHEUS weigh their experts by regret and ARC moves
  * its target on ghost hits: each refault is evidence of what the other

@@ -201,25 +201,6 @@ static const struct expect {
 		.why = "hold: a stable resident set, displacing what stays away",
 	},
 	{
-		.name = "hold2",
-		.clock = AWS_CLOCK_ANON,	/* hold's */
-		.new_anon = NO,
-		.swapin = DECLINE,
-		.swapin_mapped = DECLINE,
-		.evict_1 = YES, .evict_512 = YES,
-		.refault = YES,
-		.age = NO,
-		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
-		.keep_active = YES,
-		/* without private state, detect's rule exactly */
-		.refault_ws = 1000, .refault_ws_noswap = 1000,
-		.file_ws = FILE_WS_ACTIVE_FILE,
-		.ratio = RATIO_PARAM,
-		/* without private state, 6.1's ratio (test_hold2_cold()) */
-		.ratio_floor = 1,
-		.why = "hold2: hold with a cold target that adapts",
-	},
-	{
 		/* as it starts, and without state: stock's rule (6.1's) */
 		.name = "regret",
 		.clock = AWS_CLOCK_ANON,
@@ -1156,93 +1137,6 @@ static void test_hold_displacement(struct aws_tc *tc)
 	}
 }
 
-/*
- * hold2's cold target, read through the ratio it answers for 3000
- * resident anon pages: the smallest inactive list that is not low.
- */
-static unsigned long hold2_target(const struct aws_policy *p, void *st)
-{
-	unsigned long inactive;
-
-	for (inactive = 1; inactive < 3000; inactive++) {
-		struct aws_lru_sizes sz = hold_sizes(3000 - inactive);
-
-		if (p->inactive_ratio(&sz, 1, st))
-			break;
-	}
-	return inactive;
-}
-
-/* Refaults of ids @from..@to at @distance, 1000 of 3000 pages active. */
-static void hold2_refaults(const struct aws_policy *p, void *st,
-			   unsigned long from, unsigned long to,
-			   unsigned long distance, bool workingset)
-{
-	struct aws_lru_sizes sz = hold_sizes(1000);
-	unsigned long id;
-
-	for (id = from; id <= to; id++)
-		p->refault(&(struct aws_refault){ .nr_pages = 1,
-			   .distance = distance, .workingset = workingset,
-			   .id = id, .sizes = sz }, st);
-}
-
-/*
- * hold2's cold target, 3000 resident anon pages.  It starts at 6.1's half
- * (1500).  Refaults from beyond the active list's reach, of PG_workingset
- * pages, or without an identity do not grow it.  6000 pages refaulting
- * for the first time within reach (distance 100, 1000 active) take it to
- * its ceiling of two thirds (2000); the same pages refaulting again take
- * it to its floor, hold's quarter (750).
- * Once the bitmaps have turned twice (2 x 2 memories of evictions), those
- * pages are new again.  Above the target the ratio is 6.1's test made
- * exact: active / inactive + 1.  About 1 in 47 pages is in the sample
- * here, and sampled pages that share a bit of the bitmap read as
- * repeated, each taking 47 pages back: hence the ranges.
- */
-static void test_hold2_cold(struct aws_tc *tc)
-{
-	const struct aws_policy *p = aws_policy_find("hold2", 5);
-	const struct aws_folio f = { .nr_pages = 1, .swapbacked = true };
-	struct aws_lru_sizes sz = hold_sizes(3000 - 750);
-	unsigned long k, t;
-	void *st;
-
-	CHECK(tc, p != NULL, "no hold2 in the registry");
-	if (!p)
-		return;
-	st = state_new(p);
-	t = hold2_target(p, st);
-	CHECK(tc, t == 1500, "%s: the target starts at %lu, want 1500",
-	      p->name, t);
-	hold2_refaults(p, st, 1, 1000, 5000, false);
-	hold2_refaults(p, st, 1001, 2000, 100, true);
-	hold2_refaults(p, st, 0, 0, 100, false);
-	t = hold2_target(p, st);
-	CHECK(tc, t <= 1500 && t >= 1300,
-	      "%s: far, workingset or anonymous refaults: target %lu",
-	      p->name, t);
-	hold2_refaults(p, st, 20001, 26000, 100, false);
-	t = hold2_target(p, st);
-	CHECK(tc, t <= 2000 && t >= 1900,
-	      "%s: first refaults: target %lu, want 1900-2000", p->name, t);
-	hold2_refaults(p, st, 20001, 26000, 100, false);
-	t = hold2_target(p, st);
-	CHECK(tc, t == 750, "%s: repeated refaults: target %lu, want 750",
-	      p->name, t);
-	CHECK(tc, p->inactive_ratio(&sz, 1, st) == 2250 / 750 + 1,
-	      "%s: the ratio above the target is not active / inactive + 1",
-	      p->name);
-	/* 2 x 2 x 3000 evictions: both bitmaps turn, the pages are new */
-	for (k = 0; k < 2 * 2 * 3000 + 2; k++)
-		p->evict(&f, st);
-	hold2_refaults(p, st, 20001, 26000, 100, false);
-	t = hold2_target(p, st);
-	CHECK(tc, t <= 2000 && t >= 1900,
-	      "%s: after the turns: target %lu, want 1900-2000", p->name, t);
-	free(st);
-}
-
 /* Long refaults (distance 5000) of ids @from..@to: how many said YES. */
 static unsigned long regret_long(const struct aws_policy *p, void *st,
 				 unsigned long from, unsigned long to)
@@ -1329,7 +1223,6 @@ const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_stable_room", test_stable_room },
 	{ "policy_hold_subset", test_hold_subset },
 	{ "policy_hold_displacement", test_hold_displacement },
-	{ "policy_hold2_cold", test_hold2_cold },
 	{ "policy_regret_switch", test_regret_switch },
 	{ "policy_file_workingset", test_file_workingset },
 	{ "policy_ratio", test_policy_ratio },

@@ -402,7 +402,7 @@ fi
 # A new cgroup that gets pe's memcg id back is noticed as a new owner of
 # the id's private state (state_resets, counted once the id's state is
 # reset).  pe's is the only id in this load that a stateful policy
-# claimed (hold, example, stable, hold2 keep state) and whose cgroup is
+# claimed (hold, example, stable, regret keep state) and whose cgroup is
 # gone: pb (hold) and pc (every policy) live on, deleg/sub (stable) never
 # ran a hook, the others ran stateless policies.  So eight new hold
 # cgroups, each running a hook, must count exactly one reset: none if

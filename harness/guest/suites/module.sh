@@ -126,7 +126,7 @@ fi
 # f829fa7).  At this point only detect has run, and only in a few cgroups:
 # what the module holds is its chunk directories and a few chunks, well
 # under 256 KiB, and none of it is vmalloc beyond what table_bytes counts.
-# Then hold2, which nothing ran yet, reclaims in a cgroup of its own: its
+# Then regret, which nothing ran yet, reclaims in a cgroup of its own: its
 # state (and its clocks) must appear, so table_bytes grows, by less than
 # 1 MiB, with no allocation failed.  A module that allocates at load, or
 # never allocates a policy's state, fails.
@@ -135,8 +135,8 @@ vmalloc_mod() {
 }
 tb0=$(aws_stat table_bytes) vm0=$(vmalloc_mod)
 TBL=/sys/fs/cgroup/awstable
-mkdir -p $TBL && echo 8M >$TBL/memory.max && echo hold2 >$TBL/memory.anon_ws_policy ||
-	bail tables_grow_on_demand "cannot make cgroup awstable with policy hold2"
+mkdir -p $TBL && echo 8M >$TBL/memory.max && echo regret >$TBL/memory.anon_ws_policy ||
+	bail tables_grow_on_demand "cannot make cgroup awstable with policy regret"
 (echo $BASHPID >$TBL/cgroup.procs && exec aws-zipf --size 16M --seconds 5 --alpha 0.6) \
 	>/dev/null 2>&1
 ev=$(cg_stat awstable workingset_refault_anon)
@@ -145,9 +145,9 @@ tb1=$(aws_stat table_bytes) fails=$(aws_stat table_alloc_failed)
 if [ "$tb0" -gt 0 ] && [ "$tb0" -lt $((256 << 10)) ] && [ "$vm0" -le "$tb0" ] &&
 	[ "${ev:-0}" -gt 0 ] && [ "$tb1" -gt "$tb0" ] && [ "$tb1" -lt $((1 << 20)) ] &&
 	[ "$fails" = 0 ]; then
-	ok "tables_grow_on_demand # table_bytes $tb0 after detect ($vm0 of it vmalloc), $tb1 after hold2 reclaimed ($ev refaults)"
+	ok "tables_grow_on_demand # table_bytes $tb0 after detect ($vm0 of it vmalloc), $tb1 after regret reclaimed ($ev refaults)"
 else
-	fail tables_grow_on_demand "table_bytes $tb0 (want 1..256 KiB, vmalloc $vm0 <= it), then $tb1 after hold2 in 8M (want more, < 1 MiB; refaults $ev), $fails failed"
+	fail tables_grow_on_demand "table_bytes $tb0 (want 1..256 KiB, vmalloc $vm0 <= it), then $tb1 after regret in 8M (want more, < 1 MiB; refaults $ev), $fails failed"
 fi
 # The reset write and its effect are one case (reset_write, a check that
 # the write returned success, was folded in: alone it passed a handler

@@ -217,7 +217,7 @@ if window_ok switch_events_match; then
 fi
 
 # Every refault carries the page's identity (its swap entry), which hold's
-# and hold2's rules and every hash rule read: through the swap cache, and
+# and regret's rules and every hash rule read: through the swap cache, and
 # on zram's SWP_SYNCHRONOUS_IO path, where up to f829fa7 the entry was set
 # only after the refault was judged (id 0 for every zram refault).  Floor
 # 1000 pages: 5,999-6,019 refaulted on 6.1 (the five runs above),
