@@ -368,7 +368,9 @@ def run(a):
         raise RunError("ONLY/POLICIES (selection '%s') select no cell of plan '%s'"
                        % (selection, plan))
     jobs = int(a.jobs) if a.jobs else default_jobs(header["guest-mem"])
-    cost = schedule.costs(cells, header["global-guest-mem"], schedule.newest_runs(RESULTS, plan))
+    cost = schedule.costs(cells, header["global-guest-mem"],
+                          schedule.earlier_runs([RESULTS, os.path.join(TOP, "results")], plan,
+                                               runner.KVER))
     if a.resume:
         if os.path.exists(os.path.join(out, "failed")):
             os.replace(os.path.join(out, "failed"), os.path.join(out, "failed.before-resume"))

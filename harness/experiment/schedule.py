@@ -9,10 +9,11 @@ make run (harness/experiment/run.py) boots a guest per cell, at most JOBS
 at a time, the costliest first (order()): a long cell started last would
 leave the other cores idle at the end.  The cost is an estimate (costs()):
 the cell's runs (policies times reps) times the mean wall_s of its runs
-in the newest earlier run of the same plan (newest_runs()); a cell that
-run does not have is estimated from its memory limit (a global cell: the
-global guest's memory), the size a run reads through, scaled by the
-median seconds per MB of the cells it has.  A cell that alone would take
+in the newest earlier run of the same plan that has it (earlier_runs():
+build/results/ and the tree's results/, whose runs a fresh clone has); a
+cell no earlier run has is estimated from its memory limit (a global
+cell: the global guest's memory), the size a run reads through, scaled
+by the median seconds per MB of the cells they have.  A cell that alone would take
 longer than the pool's fair share (every guest's cost, a boot each
 included, over JOBS) is split by its reps into a few guests (parts()):
 the sqlite cell of the short plan took 1,225 of a 1,231 s run at JOBS=3.
@@ -34,6 +35,7 @@ harness/unit/test-results.py the replay.
 """
 import argparse
 import csv
+import gzip
 import heapq
 import json
 import os
@@ -42,52 +44,63 @@ import sys
 import plan as P  # harness/experiment/plan.py
 
 
-def mean_seconds(runs_csv):
-    """{cell: mean wall_s of its runs} in RUNS_CSV ({} if it is None)."""
-    if not runs_csv:
+def mean_seconds(runs_csvs):
+    """{cell: mean wall_s of its runs} in the first of RUNS_CSVS (a list,
+    newest first, or one path; gzipped or not) that has the cell ({} for
+    None)."""
+    if not runs_csvs:
         return {}
-    total, count = {}, {}
-    try:
-        with open(runs_csv, newline="") as f:
-            for row in csv.DictReader(f):
-                try:
-                    wall = float(row["wall_s"])
-                except (KeyError, TypeError, ValueError):
-                    continue
-                total[row["cell"]] = total.get(row["cell"], 0.0) + wall
-                count[row["cell"]] = count.get(row["cell"], 0) + 1
-    except (OSError, KeyError, csv.Error) as e:
-        raise P.PlanError("the times of %s: %s" % (runs_csv, e))
-    return {c: total[c] / count[c] for c in total}
-
-
-def newest_runs(results, plan):
-    """The runs.csv of the newest run folder in RESULTS (by its meta.json's
-    date_utc) that ran PLAN, None if there is none."""
-    best = None
-    for d in os.listdir(results) if os.path.isdir(results) else ():
-        runs = os.path.join(results, d, "runs.csv")
+    got = {}
+    for runs_csv in [runs_csvs] if isinstance(runs_csvs, str) else runs_csvs:
+        total, count = {}, {}
         try:
-            with open(os.path.join(results, d, "meta.json")) as f:
-                m = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if m.get("plan") != plan or not os.path.isfile(runs) or not os.path.getsize(runs):
-            continue
-        if best is None or (m.get("date_utc") or "") > best[0]:
-            best = (m.get("date_utc") or "", runs)
-    return best[1] if best else None
+            with (gzip.open(runs_csv, "rt", newline="") if runs_csv.endswith(".gz")
+                  else open(runs_csv, newline="")) as f:
+                for row in csv.DictReader(f):
+                    try:
+                        wall = float(row["wall_s"])
+                    except (KeyError, TypeError, ValueError):
+                        continue
+                    total[row["cell"]] = total.get(row["cell"], 0.0) + wall
+                    count[row["cell"]] = count.get(row["cell"], 0) + 1
+        except (OSError, KeyError, csv.Error) as e:
+            raise P.PlanError("the times of %s: %s" % (runs_csv, e))
+        for c in total:
+            got.setdefault(c, total[c] / count[c])
+    return got
+
+
+def earlier_runs(results, plan, kver=None):
+    """The runs.csv (or runs.csv.gz) of every run folder that ran PLAN on
+    the kernel KVER (any if None) in the folders RESULTS (a path or a
+    list: build/results/, then the tree's results/, whose runs a fresh
+    clone has), the newest first (by their meta.json's date_utc)."""
+    found = []
+    for top in [results] if isinstance(results, str) else results:
+        for d in sorted(os.listdir(top)) if os.path.isdir(top) else ():
+            runs = [p for p in (os.path.join(top, d, n) for n in ("runs.csv", "runs.csv.gz"))
+                    if os.path.isfile(p) and os.path.getsize(p)]
+            try:
+                with open(os.path.join(top, d, "meta.json")) as f:
+                    m = json.load(f)
+            except (OSError, ValueError):
+                continue
+            package = (m.get("kernel_package") or "").split(" ")[0]
+            if m.get("plan") == plan and runs and kver in (None, package[len("linux-source-"):]):
+                found.append((m.get("date_utc") or "", runs[0]))
+    return [r for _, r in sorted(found, key=lambda f: f[0], reverse=True)]
 
 
 # A guest's boot, setup and teardown under TCG, beside its runs: what
-# splitting a cell adds per part (the guests of build/results/short-jobs3-6.1:
-# verdict.json's seconds less their runs' wall_s, `schedule.py --by rep`).
-BOOT_S = 30.0
+# splitting a cell adds per part (results/short-6.1, JOBS=2: 3,506 s of
+# guest time less 3,327 s of runs, over 12 guests; docs/experiment.md).
+BOOT_S = 15.0
 
 
 def costs(cells, global_mem, runs_csv=None):
     """{cell: estimated seconds of its runs} for CELLS (plan.cells()'
-    dicts); a global cell's size is GLOBAL_MEM, the plan's global guest's."""
+    dicts), priced by RUNS_CSV (earlier_runs()' list, or one path); a
+    global cell's size is GLOBAL_MEM, the plan's global guest's."""
     seconds = mean_seconds(runs_csv)
     mb = {c["name"]: P.size_mb(global_mem if c["boot"] == "global" else c["limit"]) for c in cells}
     per_mb = sorted(seconds[n] / mb[n] for n in mb if n in seconds)

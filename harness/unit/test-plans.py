@@ -15,6 +15,7 @@ mistake in a plan or a selection is refused with a message that names it
 (a tab in a value too: the guest's rows are tab-separated).  make test
 runs it with the unit tests.
 """
+import gzip
 import os
 import re
 import subprocess
@@ -133,17 +134,34 @@ case("part_names_read_back",
                                                 "sqlite2+r1", "loop")] ==
      [[1, 2, 3], [2], [1, 2], None, None, None] and
      plan.part_name(c3["sqlite"], [1, 2]) == "sqlite+r1-2")
-res = os.path.join(TMP, "results")
-for name, p, date in (("a", "short", "2026-12-05T01:00:00Z"), ("b", "short", "2026-12-06T01:00:00Z"),
-                      ("c", "full", "2026-12-07T01:00:00Z"), ("d", "short", "2026-12-08T01:00:00Z")):
-    os.makedirs(os.path.join(res, name))
-    with open(os.path.join(res, name, "meta.json"), "w") as f:
+# the earlier runs of the plan, newest first, from build/results/ and the
+# tree's results/ (gzipped there): each cell priced by the newest that
+# has it (b has loop at 2 s a run, a older loop and sqlite, e in the
+# second folder sqlite at 9 s); an empty runs.csv, another plan's and
+# another kernel's are no price
+res, res2 = os.path.join(TMP, "results"), os.path.join(TMP, "results2")
+for top, name, p, date, text in (
+        (res, "a", "short", "2026-12-05T01:00:00Z", "cell,wall_s\nloop,1\nsqlite,1\n"),
+        (res, "b", "short", "2026-12-06T01:00:00Z", "cell,wall_s\nloop,2\n"),
+        (res, "c", "full", "2026-12-09T01:00:00Z", "cell,wall_s\nloop,5\n"),
+        (res, "d", "short", "2026-12-08T01:00:00Z", ""),
+        (res2, "e", "short", "2026-12-05T12:00:00Z", "cell,wall_s\nsqlite,9\n")):
+    os.makedirs(os.path.join(top, name))
+    with open(os.path.join(top, name, "meta.json"), "w") as f:
         f.write('{"plan": "%s", "date_utc": "%s"}' % (p, date))
-    with open(os.path.join(res, name, "runs.csv"), "w") as f:
-        f.write("" if name == "d" else "cell,wall_s\n")
-case("the_newest_earlier_run_of_the_plan_prices_it",
-     schedule.newest_runs(res, "short") == os.path.join(res, "b", "runs.csv"),
-     str(schedule.newest_runs(res, "short")))
+    if top == res2:
+        with gzip.open(os.path.join(top, name, "runs.csv.gz"), "wt") as f:
+            f.write(text)
+    else:
+        with open(os.path.join(top, name, "runs.csv"), "w") as f:
+            f.write(text)
+found = schedule.earlier_runs([res, res2], "short")
+case("earlier_runs_of_the_plan_price_each_cell_by_the_newest",
+     found == [os.path.join(res, "b", "runs.csv"), os.path.join(res2, "e", "runs.csv.gz"),
+               os.path.join(res, "a", "runs.csv")] and
+     schedule.mean_seconds(found) == {"loop": 2.0, "sqlite": 9.0} and
+     schedule.earlier_runs([res, res2], "short", "6.12") == [],
+     "%s %s" % (found, schedule.mean_seconds(found)))
 
 usage = subprocess.run([sys.executable, plan.__file__, "select", "short", "main"],
                        capture_output=True, text=True)
