@@ -18,6 +18,7 @@ derived from it (opt.csv), or a stored run's runs.csv.  Writes into DIR:
                     reference policy the change of the medians with its CI;
                     note: for x_opt, "approx: why" or "n/a (why)" (n = 0)
   table.txt         the table it prints
+  table.md          its per-cell table in Markdown, as docs/results.md shows it
   swap.png metric.png zipf.png refault-dist.png   plots of runs.csv
 
 Each cell's own figure is a count for the fixed work of its command (hot-set,
@@ -415,6 +416,29 @@ def table(runs, s, order, refs, info, asks=None):
     return "\n".join(out)
 
 
+def markdown(runs, s, order):
+    """The per-cell table as docs/results.md shows it (table.md): each
+    cell's memory.max and OPT, and each policy's median swap-ins, with its
+    median x OPT in brackets where the cell has OPT ("~" approximate)."""
+    pols = list(dict.fromkeys(p for ps in order.values() for p in ps))
+    info = opt_info(runs)
+    med = s[s.metric.isin(["vm_pswpin", "x_opt"])].set_index(["cell", "policy", "metric"])["median"]
+    out = ["| cell (memory.max) | OPT | %s |" % " | ".join("`%s`" % p for p in pols),
+           "|---|---|" + "---|" * len(pols)]
+    for cell, ps in order.items():
+        g = runs[runs.cell == cell]
+        kind = info[cell][0]
+        opt = span(g.opt_swapins) if "opt_swapins" in g and g.opt_swapins.notna().any() else "-"
+        row = []
+        for p in pols:
+            v = med.get((cell, p, "vm_pswpin")) if p in ps else None
+            x = med.get((cell, p, "x_opt")) if kind != "n/a" else None
+            row.append("" if v is None else fmt(v) + ("" if x is None or pd.isna(x) else " (%s%.2fx)" % (
+                "~" if kind == "approx" else "", x)))
+        out.append("| `%s` (%s) | %s | %s |" % (cell, g.limit.iloc[0], opt, " | ".join(row)))
+    return "\n".join(out) + "\n"
+
+
 def against_best(s, order, peers):
     """Lines of a table: in each cell, every other policy's swap-ins against
     the better of PEERS (the one with the lower median swap-ins there), the
@@ -550,6 +574,8 @@ def main(argv):
         t += "\n" + "\n".join(against_best(s, order, peers))
     with open(os.path.join(d, "table.txt"), "w") as f:
         f.write(t + "\n")
+    with open(os.path.join(d, "table.md"), "w") as f:
+        f.write(markdown(runs, s, order))
     print(t)
     plots(runs, s, order, d)
     errs = problems(runs, expected, int(info["reps"]) if info.get("reps", "").isdigit() else None)

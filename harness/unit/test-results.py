@@ -243,7 +243,13 @@ def check_outputs(d):
     assert head.split()[-3:] == ["records/s", "x", "OPT"] and row.endswith("n/a"), cell
     for f in ("runs.csv", "summary.csv", "swap.png", "metric.png", "refault-dist.png", "zipf.png"):
         assert os.path.getsize(os.path.join(d, f)) > 0, f
-    return "table names newpol, x OPT exact/approx/n/a, plots written"
+    # the Markdown table: a row per cell, its OPT, medians with x OPT
+    # (approximate marked), blank where a policy did not run
+    md = open(os.path.join(d, "table.md")).read().splitlines()
+    row = next(ln for ln in md if ln.startswith("| `thrash-seed`"))
+    assert md[0].startswith("| cell (memory.max) | OPT | `") and "| 50 |" in row and "(2.20x)" in row, md
+    assert "(~1.65x)" in next(ln for ln in md if ln.startswith("| `zipf-t8-a0.9`")), md
+    return "table names newpol, x OPT exact/approx/n/a, plots and the Markdown table written"
 
 
 def check_opt_recipe():
