@@ -36,15 +36,17 @@ import sys
 
 import pandas as pd
 
+from opt import stored  # harness/experiment/opt.py: a stored folder's CSVs may be gzipped
+
 GUEST_OF = {"stock": "nomod", "baseline": "baseline", "protect": "protect", "detect": "detect",
-            "stable": "stable", "hold": "hold", "mglru": "mglru"}
+            "stable": "stable", "hold": "hold", "regret": "regret", "mglru": "mglru"}
 MODELS = ("sim", "young")
 SIM_TIE = 0.01
 
 
 def table(d):
-    runs = pd.read_csv(os.path.join(d, "runs.csv"), keep_default_na=False, na_values=[""])
-    opt = pd.read_csv(os.path.join(d, "opt.csv"), keep_default_na=False, na_values=[""])
+    runs = pd.read_csv(stored(d, "runs.csv"), keep_default_na=False, na_values=[""])
+    opt = pd.read_csv(stored(d, "opt.csv"), keep_default_na=False, na_values=[""])
     opt = opt[opt.trace != "n/a"]
     rows = []
     for cell, o in opt.groupby("cell", sort=False):
@@ -145,7 +147,7 @@ def main(argv):
         return 2
     d = argv[0]
     for f in ("runs.csv", "opt.csv"):
-        if not os.path.exists(os.path.join(d, f)):
+        if not os.path.exists(stored(d, f)):
             print("error: %s has no %s (run harness/experiment/results.py and"
                   " harness/experiment/opt.py first)" % (d, f), file=sys.stderr)
             return 1

@@ -131,7 +131,9 @@ def load(d):
     (with opt.csv's columns if runs.csv has none)."""
     tsv, csv = os.path.join(d, "runs.tsv"), os.path.join(d, "runs.csv")
     if not os.path.exists(tsv):
-        runs = tidy(pd.read_csv(csv, keep_default_na=False, na_values=[""]))  # "n/a" is a word
+        # a stored folder may keep it gzipped (results/README.md)
+        stored = csv if os.path.exists(csv) or not os.path.exists(csv + ".gz") else csv + ".gz"
+        runs = tidy(pd.read_csv(stored, keep_default_na=False, na_values=[""]))  # "n/a" is a word
         if "opt_trace" not in runs:
             runs = add_opt(runs, d)
         return runs, runs.groupby("cell", sort=False)["policy"].unique().map(list).to_dict()

@@ -168,7 +168,8 @@ def runs_csv_seconds(out, by, boot):
     guests/, or one of results/): a unit's runs' wall_s plus BOOT seconds
     for the boot and setup of its guest, which the folder does not say."""
     got = {}
-    with open(os.path.join(out, "runs.csv")) as f:
+    path = os.path.join(out, "runs.csv")
+    with (open(path) if os.path.exists(path) else gzip.open(path + ".gz", "rt")) as f:
         for r in csv.DictReader(f):
             unit = r["cell"] if by == "cell" else "%s rep %s" % (r["cell"], r["rep"])
             got[unit] = got.get(unit, boot) + float(r["wall_s"] or 0)
@@ -181,7 +182,7 @@ def guest_seconds(out, by="cell", boot=None):
     guests/."""
     d = os.path.join(out, "guests")
     if not os.path.isdir(d):
-        if boot is not None and os.path.isfile(os.path.join(out, "runs.csv")):
+        if boot is not None and any(os.path.isfile(os.path.join(out, n)) for n in ("runs.csv", "runs.csv.gz")):
             return runs_csv_seconds(out, by, boot)
         raise SystemExit("error: %s has no guests/ (a make run from before JOBS): give --boot"
                          " SECONDS to replay its runs.csv" % out)
