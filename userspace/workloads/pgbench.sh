@@ -29,10 +29,9 @@
 # still counts as cached: two replacement policies stacked, the case
 # double caching makes common in databases.  The data files are in the
 # page cache too (the file LRU).  The counts are the system's pswpin and
-# the major faults of every process of the cluster over the transactions
-# only (/proc/vmstat and /proc/PID/stat read just before and after
-# pgbench); the program's own figure is pgbench's transactions per
-# second.  Its page trace is not known (PostgreSQL places the buffers),
+# major faults over the transactions only (/proc/vmstat read just before
+# and after pgbench); the program's own figure is pgbench's transactions
+# per second.  Its page trace is not known (PostgreSQL places the buffers),
 # so it has no OPT figure: --describe says so, trace "n/a".
 #
 # pages_verified is the history rows the check summed (one per
@@ -139,26 +138,20 @@ vm_read() {
 	done <"$2"
 }
 
-# mark: M_PSWPIN, /proc/vmstat's pswpin, and M_MAJFLT, the major faults of
-# the postmaster and its children, the cluster's processes (fields 4 and
-# 12 of /proc/PID/stat, the 2nd and the 10th after the command's closing
-# parenthesis; a backend that has exited since the last mark no longer
-# counts: the postmaster and its background processes outlive the
-# transactions, pgbench's backend does not and is counted by pswpin only)
+# mark: M_PSWPIN and M_MAJFLT, /proc/vmstat's pswpin and pgmajfault: the
+# guest's, which runs nothing else.  (Summing the cluster's processes'
+# own major faults, as a first version did, went negative: a backend that
+# was counted at the first mark had exited by the second.)
 mark() {
-	local k v f line
-	M_PSWPIN='' M_MAJFLT=0
+	local k v
+	M_PSWPIN='' M_MAJFLT=''
 	while read -r k v; do
-		[ "$k" = pswpin ] && M_PSWPIN=$v
+		case $k in
+		pswpin) M_PSWPIN=$v ;;
+		pgmajfault) M_MAJFLT=$v ;;
+		esac
 	done </proc/vmstat
-	[[ $M_PSWPIN =~ ^[0-9]+$ ]] || die "no pswpin in /proc/vmstat"
-	for f in /proc/[0-9]*/stat; do
-		read -r line <"$f" 2>/dev/null || continue
-		[ "${line%% *}" = "$pid" ] || [[ ${line##*) } == ?" $pid "* ]] || continue
-		line=${line##*) }
-		read -r _ _ _ _ _ _ _ _ _ v _ <<<"$line"
-		M_MAJFLT=$((M_MAJFLT + v))
-	done
+	[[ "$M_PSWPIN $M_MAJFLT" =~ ^[0-9]+\ [0-9]+$ ]] || die "no pswpin or pgmajfault in /proc/vmstat"
 }
 
 now_us() { T_US=${EPOCHREALTIME/./}; }
