@@ -98,12 +98,13 @@ def setup(policy):
 
 def workloads():
     """aws-NAME for each program the workloads Makefile builds (its PROGS)
-    and each script NAME.sh it installs (all but selftest.sh)."""
+    and each script NAME.sh it installs (all but selftest.sh and
+    program.sh, which the scripts source)."""
     d = os.path.join(TOP, "userspace", "workloads")
     with open(os.path.join(d, "Makefile")) as f:
         progs = re.search(r"^PROGS\s*:=\s*(.*)$", f.read(), re.M).group(1).split()
     scripts = [os.path.splitext(f)[0] for f in os.listdir(d)
-               if f.endswith(".sh") and f != "selftest.sh"]
+               if f.endswith(".sh") and f not in ("selftest.sh", "program.sh")]
     return sorted("aws-" + n for n in progs + scripts)
 
 

@@ -45,9 +45,10 @@ set -uo pipefail
 
 PGBIN=${AWS_PGBIN:-/usr/lib/postgresql/15/bin}
 RUNAS=aws
-SIZE_RE='^[1-9][0-9]{0,8}[KkMmGg]?$'
-VMKEYS="pswpin pswpout pgmajfault workingset_refault_anon workingset_activate_anon"
-buffers=96M scale=4 transactions=2000 clients=1 seed=1 corrupt=0 describe=0
+PROG=aws-pgbench
+# shellcheck source=userspace/workloads/program.sh
+. "$(dirname "${BASH_SOURCE[0]}")/aws-program.sh" || exit 1
+shared_buffers=96M scale=4 transactions=2000 clients=1 seed=1
 
 usage() {
 	cat <<EOF
@@ -75,31 +76,10 @@ RESULT keys: scale shared_buffers_bytes transactions clients init_seconds
 EOF
 }
 
-die() {
-	echo "aws-pgbench: $1" >&2
-	exit "${2:-1}"
-}
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--help) usage; exit 0 ;;
-	--corrupt-test) corrupt=1; shift; continue ;;
-	--describe) describe=1; shift; continue ;;
-	--shared-buffers|--scale|--transactions|--clients|--seed)
-		[ $# -ge 2 ] || die "$1 needs a value" 2 ;;
-	--*) die "unknown option $1 (see --help)" 2 ;;
-	*) die "stray operand '$1' (see --help)" 2 ;;
-	esac
-	case $1 in
-	--shared-buffers) buffers=$2 ;;
-	--scale) scale=$2 ;;
-	--transactions) transactions=$2 ;;
-	--clients) clients=$2 ;;
-	--seed) seed=$2 ;;
-	esac
-	shift 2
-done
-[[ $buffers =~ $SIZE_RE ]] || die "bad --shared-buffers '$buffers' (N, NK, NM or NG)" 2
+parse_args "shared-buffers scale transactions clients seed" "$@"
+to_bytes "$shared_buffers" ||
+	die "bad --shared-buffers '$shared_buffers' (N, NK, NM or NG)" 2
+bytes=$BYTES
 if ! [[ $scale =~ ^[1-9][0-9]{0,3}$ ]] || [ "$scale" -gt 1000 ]; then
 	die "bad --scale '$scale' (1 to 1000)" 2
 fi
@@ -108,17 +88,8 @@ if ! [[ $clients =~ ^[1-9][0-9]?$ ]] || [ "$clients" -gt 16 ]; then
 	die "bad --clients '$clients' (1 to 16)" 2
 fi
 [[ $seed =~ ^[0-9]{1,9}$ ]] || die "bad --seed '$seed'" 2
-case ${buffers: -1} in
-[Kk]) bytes=$((${buffers%?} << 10)) ;;
-[Mm]) bytes=$((${buffers%?} << 20)) ;;
-[Gg]) bytes=$((${buffers%?} << 30)) ;;
-*) bytes=$buffers ;;
-esac
-[ "$bytes" -ge $((1 << 20)) ] || die "--shared-buffers $buffers is under 1M" 2
-if [ $describe = 1 ]; then
-	echo '{"workload": "pgbench", "trace": "n/a", "note": "a real program (postgres): its page trace is not recorded", "sim": [], "expect": {}}'
-	exit 0
-fi
+[ "$bytes" -ge $((1 << 20)) ] || die "--shared-buffers $shared_buffers is under 1M" 2
+[ $describe = 1 ] && describe_line pgbench postgres
 for p in initdb postgres pgbench; do
 	[ -x "$PGBIN/$p" ] || die "$PGBIN/$p not found (apt-get install postgresql-15)"
 done
@@ -129,14 +100,6 @@ id -u $RUNAS >/dev/null 2>&1 || die "no user $RUNAS to run postgres as (it refus
 
 # ---- helpers: bash builtins where they can be (every fork costs tens of
 # milliseconds under TCG)
-
-# vm_read TAG FILE: the VMKEYS of a copy of /proc/vmstat in VM[TAG:key]
-vm_read() {
-	local k v
-	while read -r k v; do
-		[[ " $VMKEYS " == *" $k "* ]] && VM[$1:$k]=$v
-	done <"$2"
-}
 
 # mark: M_PSWPIN and M_MAJFLT, /proc/vmstat's pswpin and pgmajfault: the
 # guest's, which runs nothing else.  (Summing the cluster's processes'
@@ -154,8 +117,6 @@ mark() {
 	[[ "$M_PSWPIN $M_MAJFLT" =~ ^[0-9]+\ [0-9]+$ ]] || die "no pswpin or pgmajfault in /proc/vmstat"
 }
 
-now_us() { T_US=${EPOCHREALTIME/./}; }
-secs() { printf '%d.%03d' $(($1 / 1000000)) $(($1 % 1000000 / 1000)); }
 as_user() { setpriv --reuid="$RUNAS" --regid="$RUNAS" --init-groups -- "$@"; }
 sql() { as_user psql -X -q -A -t -h "$tmp" -d postgres -v ON_ERROR_STOP=1 -c "$1"; }
 
@@ -168,15 +129,7 @@ pid=''
 # once this script has exited: nothing of it may be left in there).
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	local i
-	if [ -n "$pid" ] && kill -QUIT "$pid" 2>/dev/null; then
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
+	stop_pid QUIT
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

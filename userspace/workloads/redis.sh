@@ -59,9 +59,10 @@ VALUE_BYTES=4000	# 4000 + sds header and NUL = 4006: jemalloc's 4096 class
 UNIT=16			# "%015d|": the value is VALUE_BYTES / UNIT of them
 KEY_BYTES=4192		# used_memory per key, measured (Redis 7.0.15, jemalloc 5.3)
 CHUNK=1024		# keys per Lua call of the fill and of the check
-SIZE_RE='^[1-9][0-9]{0,8}[KkMmGg]?$'
-VMKEYS="pswpin pswpout pgmajfault workingset_refault_anon workingset_activate_anon"
-size=96M requests=20000 clients=1 seed=0 corrupt=0 describe=0
+PROG=aws-redis
+# shellcheck source=userspace/workloads/program.sh
+. "$(dirname "${BASH_SOURCE[0]}")/aws-program.sh" || exit 1
+size=96M requests=20000 clients=1 seed=0
 
 usage() {
 	cat <<EOF
@@ -88,48 +89,18 @@ RESULT keys: keys value_bytes dataset_bytes (used_memory after the build)
 EOF
 }
 
-die() {
-	echo "aws-redis: $1" >&2
-	exit "${2:-1}"
-}
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--help) usage; exit 0 ;;
-	--corrupt-test) corrupt=1; shift; continue ;;
-	--describe) describe=1; shift; continue ;;
-	--size|--requests|--clients|--seed) [ $# -ge 2 ] || die "$1 needs a value" 2 ;;
-	--*) die "unknown option $1 (see --help)" 2 ;;
-	*) die "stray operand '$1' (see --help)" 2 ;;
-	esac
-	case $1 in
-	--size) size=$2 ;;
-	--requests) requests=$2 ;;
-	--clients) clients=$2 ;;
-	--seed) seed=$2 ;;
-	esac
-	shift 2
-done
-[[ $size =~ $SIZE_RE ]] || die "bad --size '$size' (N, NK, NM or NG)" 2
+parse_args "size requests clients seed" "$@"
+to_bytes "$size" || die "bad --size '$size' (N, NK, NM or NG)" 2
 [[ $requests =~ ^[1-9][0-9]{0,8}$ ]] || die "bad --requests '$requests'" 2
 if ! [[ $clients =~ ^[1-9][0-9]?$ ]] || [ "$clients" -gt 64 ]; then
 	die "bad --clients '$clients' (1 to 64)" 2
 fi
 [[ $seed =~ ^[0-9]+$ ]] || die "bad --seed '$seed'" 2
-case ${size: -1} in
-[Kk]) bytes=$((${size%?} << 10)) ;;
-[Mm]) bytes=$((${size%?} << 20)) ;;
-[Gg]) bytes=$((${size%?} << 30)) ;;
-*) bytes=$size ;;
-esac
-keys=$((bytes / KEY_BYTES))
+keys=$((BYTES / KEY_BYTES))
 [ "$keys" -ge 16 ] || die "--size $size is under 16 keys ($KEY_BYTES bytes each)" 2
 # the keys' 12 digits
 [ "$keys" -le 100000000000 ] || die "--size $size is over 10^11 keys" 2
-if [ $describe = 1 ]; then
-	echo '{"workload": "redis", "trace": "n/a", "note": "a real program (redis-server): its page trace is not recorded", "sim": [], "expect": {}}'
-	exit 0
-fi
+[ $describe = 1 ] && describe_line redis redis-server
 for p in redis-server redis-cli redis-benchmark; do
 	command -v $p >/dev/null ||
 		die "$p not found (apt-get install redis-server redis-tools)"
@@ -137,17 +108,6 @@ done
 
 # ---- helpers: bash builtins where they can be (every fork costs tens of
 # milliseconds under TCG)
-
-# vm_read TAG FILE: the VMKEYS of a copy of /proc/vmstat in VM[TAG:key]
-# (missing: no entry).  The /proc files are copied by cat, in one read
-# each: bash's read takes them a few bytes at a time, and a seq file whose
-# numbers change between two reads comes out torn.
-vm_read() {
-	local k v
-	while read -r k v; do
-		[[ " $VMKEYS " == *" $k "* ]] && VM[$1:$k]=$v
-	done <"$2"
-}
 
 # mark NAME: /proc/vmstat and redis-server's /proc/PID/stat, copied to
 # $tmp/NAME; then M_PSWPIN and M_MAJFLT, its major faults (field 12 of
@@ -170,9 +130,6 @@ mark() {
 		die "no pswpin in /proc/vmstat or no majflt in /proc/$pid/stat"
 }
 
-now_us() { T_US=${EPOCHREALTIME/./}; }
-secs() { printf '%d.%03d' $(($1 / 1000000)) $(($1 % 1000000 / 1000)); }
-
 cli() { redis-cli -s "$sock" "$@"; }
 
 # info FIELD SECTION: one field of INFO SECTION in INFO_V
@@ -193,15 +150,7 @@ pid=''
 # once this script has exited: nothing of it may be left in there).
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	local i
-	if [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null; then
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
+	stop_pid TERM
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

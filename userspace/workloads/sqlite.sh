@@ -32,9 +32,10 @@
 set -uo pipefail
 
 ROW_BYTES=3500		# one row per 4 KiB page, with room for the header
-SIZE_RE='^[1-9][0-9]*[KkMmGg]?$'
-VMKEYS="pswpin pswpout pgmajfault workingset_refault_anon workingset_activate_anon"
-size=160M scans=4 seed=0 corrupt=0 describe=0
+PROG=aws-sqlite
+# shellcheck source=userspace/workloads/program.sh
+. "$(dirname "${BASH_SOURCE[0]}")/aws-program.sh" || exit 1
+size=160M scans=4 seed=0
 
 usage() {
 	cat <<EOF
@@ -56,42 +57,13 @@ RESULT keys: rows scans build_seconds scan_seconds scan_rows_per_s
 EOF
 }
 
-die() {
-	echo "aws-sqlite: $1" >&2
-	exit "${2:-1}"
-}
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--help) usage; exit 0 ;;
-	--corrupt-test) corrupt=1; shift; continue ;;
-	--describe) describe=1; shift; continue ;;
-	--size|--scans|--seed) [ $# -ge 2 ] || die "$1 needs a value" 2 ;;
-	--*) die "unknown option $1 (see --help)" 2 ;;
-	*) die "stray operand '$1' (see --help)" 2 ;;
-	esac
-	case $1 in
-	--size) size=$2 ;;
-	--scans) scans=$2 ;;
-	--seed) seed=$2 ;;
-	esac
-	shift 2
-done
-[[ $size =~ $SIZE_RE ]] || die "bad --size '$size' (N, NK, NM or NG)" 2
+parse_args "size scans seed" "$@"
+to_bytes "$size" || die "bad --size '$size' (N, NK, NM or NG)" 2
 [[ $scans =~ ^[1-9][0-9]{0,5}$ ]] || die "bad --scans '$scans'" 2
 [[ $seed =~ ^[0-9]+$ ]] || die "bad --seed '$seed'" 2
-case ${size: -1} in
-[Kk]) rows=$((${size%?} << 10)) ;;
-[Mm]) rows=$((${size%?} << 20)) ;;
-[Gg]) rows=$((${size%?} << 30)) ;;
-*) rows=$size ;;
-esac
-rows=$((rows / 4096))
+rows=$((BYTES / 4096))
 [ "$rows" -ge 16 ] || die "--size $size is under 16 pages" 2
-if [ $describe = 1 ]; then
-	echo '{"workload": "sqlite", "trace": "n/a", "note": "a real program (sqlite3): its page trace is not recorded", "sim": [], "expect": {}}'
-	exit 0
-fi
+[ $describe = 1 ] && describe_line sqlite sqlite3
 command -v sqlite3 >/dev/null || die "sqlite3 not found (apt-get install sqlite3)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aws-sqlite.XXXXXX") || die "mktemp failed"
