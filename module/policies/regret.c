@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * regret - follow stock's rule or hold's, whichever the refaults say
- *	    would have cost fewer swap-ins
+ * regret - follow stock's rule or hold's, and promote on one look or on
+ *	    two, whichever the refaults say would have cost fewer swap-ins
  *
  *		Two experts, one list
  *
@@ -39,12 +39,36 @@
  *    on resident pages): the last measure taken under hold stands, and
  *    decays.
  *
- * Both sums count pages and decay by half once a memory of evictions
+ *		A third: one look or two
+ *
+ * Neither rule keeps a window that slides and is read again only after
+ * more than stock's inactive list has passed (0.4x to 0.75x memory on
+ * 6.1, where MGLRU keeps it): 6.1 activates an inactive anon page on
+ * its second young look, and such a page is evicted after one. 5.8's
+ * rule, one young look activates (first_reference()), keeps it, and
+ * lets a scan's pages into the active list. It is weighed the same way,
+ * independently of the choice above, and only runs with stock's rule
+ * (hold's held subset is what one look would push out):
+ *
+ *  - while two looks run, a refault of a page never active, from no
+ *    farther than the active list's length, is a swap-in one look would
+ *    have saved: the page would have had the active list's time more;
+ *  - while one look runs, a refault of a page that had been active, from
+ *    within resident anon, is a swap-in two looks would have saved: a
+ *    page that was used more than once, pushed out by pages let in on
+ *    one look.
+ *
+ * Two looks are the start. Starting with one (REGRET_PROMOTE_START=1)
+ * keeps more of the windows in the simulator, and in the guest kept
+ * fewer and cost scans up to 2.4x (docs/regret.md).
+ *
+ * Every sum counts pages and decays by half once a memory of evictions
  * has passed (the window of struct aws_displaced). hold's rule is taken
  * when what it would save is more than what stock would, and more than
  * an eighth of resident anon (REGRET_FLOOR); stock's rule comes back as
- * soon as what stock would save is more. Stock's rule is the start: a
- * workload without refaults runs as 6.1 does.
+ * soon as what stock would save is more; one look, likewise, on the same
+ * floor. Stock's rule is the start: a workload without refaults runs as
+ * 6.1 does.
  *
  *		The one constant
  *
@@ -72,12 +96,19 @@
  * which on an anon workload is 6.1's shared clock less the file
  * evictions; a file refault, whose clock anon events then do not age,
  * is compared with the active file list alone, as the seed did. The
- * state is hold's counts and four words more per lruvec.
+ * state is hold's counts and seven words more per lruvec.
  */
 #include "aws_policy.h"
 
 #ifndef REGRET_FLOOR
 #define REGRET_FLOOR	8
+#endif
+#ifndef REGRET_PROMOTE_START
+#define REGRET_PROMOTE_START 0
+#endif
+/* a build of this file under another name (results/regret-start-6.1) */
+#ifndef REGRET_NAME
+#define REGRET_NAME "regret"
 #endif
 #define REGRET_RATIO	3	/* hold's inactive ratio (hold.c) */
 #define REGRET_STAY	2	/* hold's majority (hold.c) */
@@ -88,8 +119,18 @@ struct regret_state {
 	unsigned long for_hold;	/* swap-ins hold would have saved */
 	unsigned long for_stock; /* swap-ins stock would have saved */
 	unsigned long hold;	/* 1 while hold's rule runs */
+	unsigned long for_promote; /* swap-ins one look would have saved */
+	unsigned long for_twice; /* swap-ins two looks would have saved */
+	unsigned long promote;	/* 1 while one young look activates */
 	unsigned long stock_ratio; /* 6.1's inactive ratio, last asked */
 };
+
+static void regret_state_init(void *state)
+{
+	struct regret_state *s = state;
+
+	s->promote = REGRET_PROMOTE_START;
+}
 
 static bool regret_holding(const void *state)
 {
@@ -110,6 +151,8 @@ static enum aws_decision regret_evict(const struct aws_folio *f, void *state)
 	if (aws_sat_add(s->d.ticks, f->nr_pages) > window) {
 		s->for_hold >>= 1;
 		s->for_stock >>= 1;
+		s->for_promote >>= 1;
+		s->for_twice >>= 1;
 	}
 	aws_displaced_evict(&s->d, f);
 	return AWS_YES;
@@ -133,6 +176,12 @@ static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
 	bool held = r->id && aws_hash_below(h, target, span);
 	unsigned long stock_inactive;
 
+	/* one look or two (whichever of the rules below runs) */
+	if (!s->promote && !r->workingset && r->distance <= z->active_anon)
+		s->for_promote = aws_sat_add(s->for_promote, r->nr_pages);
+	if (s->promote && r->workingset && r->distance <= resident)
+		s->for_twice = aws_sat_add(s->for_twice, r->nr_pages);
+	/* stock's rule or hold's */
 	if (!s->hold) {
 		if (r->distance > regret_stock_size(z) && held)
 			s->for_hold = aws_sat_add(s->for_hold, r->nr_pages);
@@ -149,6 +198,19 @@ static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
 		s->for_stock = aws_sat_add(s->for_stock, r->nr_pages);
 }
 
+/*
+ * Whether a rule runs after this refault, given whether it ran: taken on
+ * evidence above @floor and above the other's, left as soon as the
+ * other's is the larger.
+ */
+static unsigned long regret_choose(unsigned long runs, unsigned long for_it,
+				   unsigned long against, unsigned long floor)
+{
+	if (runs)
+		return against <= for_it;
+	return for_it > floor && for_it > against;
+}
+
 static enum aws_decision regret_refault(struct aws_refault *r, void *state)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
@@ -160,11 +222,11 @@ static enum aws_decision regret_refault(struct aws_refault *r, void *state)
 	if (s) {
 		aws_displaced_refault(&s->d, r, resident);
 		regret_weigh(s, r, h, resident, target);
-		if (s->hold && s->for_stock > s->for_hold)
-			s->hold = 0;
-		else if (!s->hold && s->for_hold > resident / REGRET_FLOOR &&
-			 s->for_hold > s->for_stock)
-			s->hold = 1;
+		s->hold = regret_choose(s->hold, s->for_hold, s->for_stock,
+					resident / REGRET_FLOOR);
+		s->promote = regret_choose(s->promote, s->for_promote,
+					   s->for_twice,
+					   resident / REGRET_FLOOR);
 	}
 	if (!regret_holding(s)) {
 		r->workingset_size = regret_stock_size(z);
@@ -179,6 +241,14 @@ static enum aws_decision regret_refault(struct aws_refault *r, void *state)
 static enum aws_decision regret_age(const struct aws_folio *f, void *state)
 {
 	return regret_holding(state) ? AWS_NO : AWS_YES;
+}
+
+static enum aws_decision regret_first_reference(const struct aws_folio *f,
+						void *state)
+{
+	const struct regret_state *s = state;
+
+	return s && s->promote && !s->hold && f->swapbacked ? AWS_YES : AWS_NO;
 }
 
 static enum aws_decision regret_keep_active(const struct aws_folio *f,
@@ -201,15 +271,17 @@ static unsigned long regret_inactive_ratio(const struct aws_lru_sizes *sizes,
 }
 
 const struct aws_policy aws_policy_regret = {
-	.name = "regret",
+	.name = REGRET_NAME,
 	.description = "stock's rule or hold's, by the swap-ins each would save",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct regret_state),
+	.state_init = regret_state_init,
 	.new_anon = aws_no,		/* start inactive, as both do */
 	.evict = regret_evict,		/* every folio; evidence decays */
 	.refault = regret_refault,	/* weigh, then the rule that runs */
 	/* file refaults: 6.1's comparison */
 	.age = regret_age,
+	.first_reference = regret_first_reference,
 	.keep_active = regret_keep_active,
 	.inactive_ratio = regret_inactive_ratio,
 	.file_workingset = aws_file_workingset_active,

@@ -210,7 +210,7 @@ static const struct expect {
 		.evict_1 = YES, .evict_512 = YES,
 		.refault = YES,
 		.age = YES,			/* stock's activations tick */
-		.first_ref_anon = DECLINE, .first_ref_file = DECLINE,
+		.first_ref_anon = NO, .first_ref_file = NO, /* two looks */
 		.keep_active = NO,		/* the active list a FIFO */
 		.refault_ws = 1430, .refault_ws_noswap = 430,
 		.file_ws = FILE_WS_ACTIVE_FILE,	/* the anon clock's rule */
@@ -1215,6 +1215,56 @@ static void test_regret_switch(struct aws_tc *tc)
 	free(st);
 }
 
+/* @n refaults at @distance, PG_workingset or not, without an identity. */
+static void regret_short(const struct aws_policy *p, void *st, unsigned long n,
+			 unsigned long distance, bool workingset)
+{
+	while (n--)
+		p->refault(&(struct aws_refault){ .nr_pages = 1,
+			   .distance = distance, .workingset = workingset,
+			   .sizes = hold_sizes(1000) }, st);
+}
+
+/*
+ * regret's third rule, one look promotes (5.8's), 3000 resident anon
+ * pages (1000 active). It starts with 6.1's two looks. Refaults of pages
+ * never active from within the active list's reach (distance 500 <=
+ * 1000) are evidence for one look: 300 are less than an eighth of
+ * resident (375) and change nothing, 200 more take it there at the
+ * 376th, for anon folios only; the rule that runs gathers no evidence.
+ * Refaults of pages that had been active, from within resident anon
+ * (distance 2500 <= 3000), are evidence for two looks: once they
+ * outweigh the 376, two looks come back.
+ */
+static void test_regret_promote(struct aws_tc *tc)
+{
+	const struct aws_policy *p = aws_policy_find("regret", 6);
+	const struct aws_folio anon = { .nr_pages = 1, .swapbacked = true };
+	const struct aws_folio file = { .nr_pages = 1 };
+	void *st;
+
+	CHECK(tc, p != NULL, "no regret in the registry");
+	if (!p)
+		return;
+	st = state_new(p);
+	regret_short(p, st, 300, 500, false);
+	CHECK(tc, p->first_reference(&anon, st) == AWS_NO,
+	      "%s: one look promotes after 300 refaults", p->name);
+	regret_short(p, st, 200, 500, false);
+	CHECK(tc, p->first_reference(&anon, st) == AWS_YES &&
+	      p->first_reference(&file, st) == AWS_NO,
+	      "%s: one look does not promote an anon folio (or promotes a "
+	      "file one) after 500 refaults of pages never active", p->name);
+	regret_short(p, st, 350, 2500, true);
+	CHECK(tc, p->first_reference(&anon, st) == AWS_YES,
+	      "%s: two looks back on 350 refaults against 376", p->name);
+	regret_short(p, st, 50, 2500, true);
+	CHECK(tc, p->first_reference(&anon, st) == AWS_NO,
+	      "%s: one look still promotes after 400 refaults of pages "
+	      "it let go", p->name);
+	free(st);
+}
+
 const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_expectations", test_expectations },
 	{ "policy_folio_decisions", test_folio_decisions },
@@ -1224,6 +1274,7 @@ const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_hold_subset", test_hold_subset },
 	{ "policy_hold_displacement", test_hold_displacement },
 	{ "policy_regret_switch", test_regret_switch },
+	{ "policy_regret_promote", test_regret_promote },
 	{ "policy_file_workingset", test_file_workingset },
 	{ "policy_ratio", test_policy_ratio },
 	{ "policy_ratio_callback", test_policy_ratio_callback },
