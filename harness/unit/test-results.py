@@ -515,12 +515,20 @@ def check_sample(d):
         rc = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs], stdout=null).returncode
     c = pd.read_csv(os.path.join(cand, "sample.csv")).set_index("cell")
     assert rc == 0 and (c.at["loop-3", "hold"], c.at["loop-3", "nomod"]) == (502, 2000), (rc, c)
+    # a stored run of more instances serves a candidate run of some of
+    # them; a candidate instance the stored run lacks is refused
+    extra = ("cell zipf-8\nlimit 16M\npolicies nomod\nrun aws-instance --dist-seed 41 --index 8"
+             " --memory 16M\nasks what?\n")
     with open(os.path.join(stored_runs, "sample.plan"), "a") as f:
-        f.write("cell zipf-8\nlimit 16M\npolicies nomod\nrun aws-instance --dist-seed 41 --index 8"
-                " --memory 16M\nasks what?\n")
+        f.write(extra)
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs], stdout=null).returncode
+    assert rc == 0, "a stored run of more instances was refused"
+    with open(os.path.join(cand, "sample.plan"), "a") as f:
+        f.write(extra.replace("index 8", "index 16").replace("zipf-8", "zipf-16"))
     r = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs], capture_output=True,
                        text=True)
-    assert r.returncode == 1 and "ran other instances" in r.stderr, r.stderr
+    assert r.returncode == 1 and "did not run every instance" in r.stderr, r.stderr
     pd.DataFrame(opt[:3]).to_csv(os.path.join(sd, "opt.csv"), index=False)
     with open(os.devnull, "w") as null:
         rc = subprocess.run([sys.executable, S.__file__, sd], stdout=null, stderr=null).returncode
