@@ -272,7 +272,7 @@ static unsigned long regret_inactive_ratio(const struct aws_lru_sizes *sizes,
 
 const struct aws_policy aws_policy_regret = {
 	.name = REGRET_NAME,
-	.description = "stock's rule or hold's, by the swap-ins each would save",
+	.description = "stock's rule or hold's, one look or two, by the swap-ins saved",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct regret_state),
 	.state_init = regret_state_init,
