@@ -60,7 +60,7 @@
  *
  * Two looks are the start. Starting with one (REGRET_PROMOTE_START=1)
  * keeps more of the windows in the simulator, and in the guest kept
- * fewer and cost scans up to 2.4x (docs/regret.md).
+ * fewer and cost scans up to 2.5x (docs/regret.md).
  *
  * Every sum counts pages and decays by half once a memory of evictions
  * has passed (the window of struct aws_displaced). hold's rule is taken
