@@ -216,7 +216,7 @@ static const struct expect {
 		.file_ws = FILE_WS_ACTIVE_FILE,	/* the anon clock's rule */
 		.ratio = RATIO_PARAM,
 		.ratio_floor = 1,		/* 6.1's (test_regret_switch()) */
-		.why = "regret: stock's rule or hold's, by the evidence",
+		.why = "regret: stock's or hold's rule, one or two looks",
 	},
 };
 
