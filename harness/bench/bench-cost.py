@@ -18,15 +18,17 @@
 # size is printed.  With
 # several boots (BOOTS=N) the runs of all boots are pooled, and each boot's
 # median is printed too.
+# A stored runs.tsv may be gzipped (results/bench-cost-*/runs.tsv.gz).
 # Standard library only.
 
+import gzip
 import statistics
 import sys
 
 
 def load(path):
     runs = []
-    with open(path) as f:
+    with (gzip.open(path, 'rt') if path.endswith('.gz') else open(path)) as f:
         for line in f:
             row = dict(kv.split('=', 1) for kv in line.rstrip('\n').split('\t') if '=' in kv)
             if row.get('rep', '0') == '0':
