@@ -106,10 +106,6 @@
 #ifndef REGRET_PROMOTE_START
 #define REGRET_PROMOTE_START 0
 #endif
-/* a build of this file under another name (results/regret-start-6.1) */
-#ifndef REGRET_NAME
-#define REGRET_NAME "regret"
-#endif
 #define REGRET_RATIO	3	/* hold's inactive ratio (hold.c) */
 #define REGRET_STAY	2	/* hold's majority (hold.c) */
 #define REGRET_RUN_SHIFT 3	/* hold's run of swap slots (hold.c) */
@@ -271,7 +267,7 @@ static unsigned long regret_inactive_ratio(const struct aws_lru_sizes *sizes,
 }
 
 const struct aws_policy aws_policy_regret = {
-	.name = REGRET_NAME,
+	.name = "regret",
 	.description = "stock's rule or hold's, one look or two, by the swap-ins saved",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct regret_state),
