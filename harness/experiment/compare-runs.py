@@ -24,6 +24,8 @@ import sys
 
 import pandas as pd
 
+from opt import stored
+
 METRICS = ["vm_pswpin", "vm_pswpout", "vm_workingset_refault_anon",
            "vm_workingset_activate_anon"]
 CONTROLS = {"nomod", "mglru"}
@@ -60,9 +62,7 @@ def main():
     ap.add_argument("--metrics", help="comma list of runs.csv columns (default: the four counts)")
     args = ap.parse_args()
     # a folder's runs.csv, or its gzipped copy (results/ keeps them so)
-    old, new = (p if not os.path.isdir(p) else os.path.join(p, "runs.csv")
-                if os.path.exists(os.path.join(p, "runs.csv")) else os.path.join(p, "runs.csv.gz")
-                for p in (args.old, args.new))
+    old, new = (stored(p, "runs.csv") if os.path.isdir(p) else p for p in (args.old, args.new))
     try:
         df = compare(pd.read_csv(old), pd.read_csv(new),
                      args.metrics.split(",") if args.metrics else METRICS)
