@@ -89,7 +89,7 @@ def main(argv):
                 argv_q[j] = "file=%s,if=virtio,format=raw,readonly=on" % empty
                 argv_q += ["-virtfs", "local,path=%s,mount_tag=tools,security_model=none,"
                            "readonly=on" % stage]
-            status, secs = runner.run_qemu(argv_q, run, 600, False)
+            status, secs, _ = runner.run_qemu(argv_q, run, 600, False)
             runner.collect(run)
             v = runner.Verdict(name="bench-9p-" + way, job="suites", variant="default",
                                timeout=600, suites=suites.split())

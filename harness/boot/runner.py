@@ -62,6 +62,7 @@ import io
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -116,6 +117,7 @@ class Verdict:
     status: str = "died"
     reason: str = ""
     seconds: float = 0.0
+    cpu_seconds: float = 0.0     # QEMU's user + system time
     timeout: int = 0
     qemu_status: int = None
     job_status: int = None
@@ -357,9 +359,11 @@ def follow(path, pos):
 
 
 def run_qemu(argv, run, budget, progress):
-    """Run QEMU for at most BUDGET s: (exit status or None on timeout, seconds)."""
+    """Run QEMU for at most BUDGET s: (exit status or None on timeout,
+    seconds, CPU seconds QEMU used)."""
     ktap = os.path.join(run, "ktap.log")
     t0 = time.monotonic()
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.Popen(argv + ["-serial", "file:" + os.path.join(run, "console.log"),
                                  "-serial", "file:" + ktap],
                          stdin=subprocess.DEVNULL, start_new_session=True)
@@ -384,7 +388,9 @@ def run_qemu(argv, run, budget, progress):
             break
     if progress:
         follow(ktap, pos)
-    return status, time.monotonic() - t0
+    r2 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = r2.ru_utime + r2.ru_stime - ru.ru_utime - ru.ru_stime
+    return status, time.monotonic() - t0, cpu
 
 
 def collect(run):
@@ -478,7 +484,8 @@ def report(v, run):
     """The verdict on stdout; why it is not ok, and the evidence, on stderr."""
     counts = (", %d passed, %d failed, %d skipped" % (v.passed, v.failed, v.skipped)
               if v.suites else "")
-    print("   verdict %s: %s (%.0f s%s)" % (v.name, v.status, v.seconds, counts), flush=True)
+    print("   verdict %s: %s (%.0f s, %.0f s of CPU%s)" % (v.name, v.status, v.seconds,
+                                                       v.cpu_seconds, counts), flush=True)
     for line in v.not_ok[:20]:
         print("     " + line)
     for p in v.count_problems:
@@ -515,7 +522,7 @@ def boot(a):
           % (a.job, argv[2], " icount=" + a.icount if a.icount else "", mem, a.cpus,
              a.swap, v.timeout, shown(os.path.join(run, "console.log"))),
           flush=True)
-    status, v.seconds = run_qemu(argv, run, v.timeout, a.progress)
+    status, v.seconds, v.cpu_seconds = run_qemu(argv, run, v.timeout, a.progress)
     collect(run)
     judge(v, run, status, patterns)
     write_verdict(v, run)

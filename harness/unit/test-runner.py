@@ -153,7 +153,7 @@ for bad, why in (("CYCLE=8", "they are CYCLES, FLIPS"), ("PATH=/x", "not a guest
 run = os.path.join(TMP, "runs", "slow")
 os.makedirs(run)
 t0 = time.monotonic()
-status, secs = runner.run_qemu(["sh", "-c", "sleep 60", "qemu"], run, 1, False)
+status, secs, _ = runner.run_qemu(["sh", "-c", "sleep 60", "qemu"], run, 1, False)
 took = time.monotonic() - t0
 case("overlong_guest_is_killed", status is None and took < 15,
      "status %r after %.1f s (limit 1 s)" % (status, took))
