@@ -90,7 +90,7 @@ THP=/sys/kernel/mm/transparent_hugepage/enabled
 thp0=$(sed -n 's/.*\[\(.*\)\].*/\1/p' $THP 2>/dev/null)
 [ -z "$thp0" ] || echo never >$THP || bail thp_off "cannot set $THP to never"
 
-record_window thrash || diag "trace-cmd start/extract failed"
+record_window thrash || diag "trace-cmd start or the summary failed"
 WVF=$(verified)
 diag "trace: ${E[events]:-0} events (place ${E[aws_place]:-0}, evict ${E[aws_evict]:-0}," \
 	"refault ${E[aws_refault]:-0}, age ${E[aws_age]:-0}, activate ${E[aws_activate]:-0});" \
@@ -167,7 +167,7 @@ fi
 # four runs above); +29,648-29,650 and +29,035-30,582 on 6.12 (make test
 # and the three runs).
 set_policy baseline || bail set_baseline "cannot set policy baseline"
-record_window thrash || diag "trace-cmd start/extract failed"
+record_window thrash || diag "trace-cmd start or the summary failed"
 WVF=$(verified)
 diag "baseline trace: ${E[events]:-0} events; lost $LOST; verify_fail $WVF"
 same baseline_placed_active_match placed_active place_active 1000
@@ -196,7 +196,7 @@ SHM=/mnt/aws-trshm
 	bail shm_write "cannot write $SHM/f in $CG/trshm"
 mkdir $CG/trsw
 switches() { set_policy protect && echo baseline >$CG/trsw/memory.anon_ws_policy; }
-record_window switches || diag "trace-cmd start/extract failed"
+record_window switches || diag "trace-cmd start or the summary failed"
 WVF=0
 rmdir $CG/trsw
 rm -f $SHM/f
@@ -228,7 +228,7 @@ zram_window() {
 }
 set_policy detect
 if zram_swap 256M; then
-	record_window zram_window || diag "trace-cmd start/extract failed"
+	record_window zram_window || diag "trace-cmd start or the summary failed"
 	zin=${E[refault]:-0} znoid=${E[refault_no_id]:-0} zlost=$LOST
 	if ! { swapoff /dev/zram0 && echo 1 >/sys/block/zram0/reset && swapon /dev/vdc; }; then
 		diag "could not put the swap disk back"
