@@ -12,9 +12,7 @@
 #    counters and the C detect's on the same workload both show what
 #    detect's rule makes exact, and the trace carries the same
 #    kinds of events, whose pages add up to those counters;
-#  - bexample activates every refault within the workingset, as detect,
-#    and admits every other long refault (its private state); the
-#    template, which fills every member, takes detect's decisions and
+#  - the template, which fills every member, takes detect's decisions and
 #    finds every refault's eviction by the page's identity, with the
 #    memcg and node ids it was evicted from;
 #  - bpftool struct_ops register attaches one with a pinned link, and
@@ -25,7 +23,9 @@
 #  - two sibling cgroups run bdetect and the C detect at once, each
 #    policy's events naming only its own cgroup's memcg; two copies of
 #    bexample's object, one renamed and set to admit every third long
-#    refault (aws-bpf-load -n, -s), run side by side, each by its setting;
+#    refault (aws-bpf-load -n, -s), run side by side, each by its setting:
+#    bexample activates every refault within the workingset, as detect,
+#    and admits every other long refault (its private state);
 #  - killing the loader (SIGKILL) mid-run hands the cgroup back to the
 #    policy it had before, its shadows swept (none refaults on an old
 #    clock while the workload swaps on), and SIGTERM the global policy;
@@ -145,7 +145,7 @@ fi
 # each verdict against the rule on the figures it was given.
 KEYS=(refaults activations evictions evictions_noshadow placed_active placed_inactive)
 declare -A BD_E BD_D
-record_window workload bpfw || diag "trace-cmd start/extract failed"
+record_window workload bpfw || diag "trace-cmd start or the summary failed"
 for k in "${KEYS[@]}"; do BD_D[$k]=$(delta "$k"); done
 bad=${E[verdict_bad]:-0} size=${E[size_not_active_anon]:-0} nin=${E[verdict_in]:-0} nout=${E[verdict_out]:-0}
 if [ "${E[aws_refault]:-0}" -gt 0 ] && [ "$bad" = 0 ] && [ "$size" = 0 ] && [ "$nin" -gt 0 ] &&
@@ -157,7 +157,7 @@ else
 fi
 for k in "${!E[@]}"; do BD_E[$k]=${E[$k]}; done
 set_policy detect
-record_window workload bpfw || diag "trace-cmd start/extract failed"
+record_window workload bpfw || diag "trace-cmd start or the summary failed"
 declare -A C_D
 for k in "${KEYS[@]}"; do C_D[$k]=$(delta "$k"); done
 # detects_rule ARRAY: what is off detect's rule in the counters of ARRAY
@@ -197,30 +197,6 @@ else
 fi
 bpf_stop bdetect TERM
 gone bdetect || diag "bdetect still listed after its loader stopped"
-
-# --- bexample: every other long refault ----------------------------------------
-bpf_attach bexample bexample.bpf.o -g || diag "bexample: $(cat /tmp/bpf-bexample.out)"
-record_window workload bpfx || diag "trace-cmd start/extract failed"
-# Refaults within the workingset (distance <= active anon): bexample is
-# detect there and activates every one.  verdict_bad counts the refaults
-# whose activation is not "distance <= workingset_size", i.e. the long
-# ones it activated (verdict_long_in) plus the short ones it did not, so
-# the short ones it missed are the difference.  Catches a bexample that
-# is not the policy judging (every refault traced must be its own), that
-# refuses short refaults (its refault program, or the module handing it
-# wrong distances or sizes), or whose workingset is not active anon.
-# (This was bexample_runs, which passed on any bexample refault judged.)
-# Long refaults (distance > workingset): detect admits none, bexample
-# every other one per lruvec, counted in its state.  One task faults at a
-# time, so the count is exact: half, give or take one per lruvec that
-# judged any (its memcg in the events).  The floor of 100 long refaults
-# only says there were some to halve: 11,930, 11,115 and 11,804 in the
-# three runs of 2026-12-06 13:58-14:30 (12,015 at 12:48), always 2 lruvecs.
-every_other_rule bexample global
-# (bexample_detaches_to_previous was removed: sigterm_hands_global_back
-# checks the same global hand-back on SIGTERM.)
-bpf_stop bexample TERM
-gone bexample || diag "bexample still listed after its loader stopped"
 
 # --- bpftool struct_ops register ----------------------------------------------
 # The kernel tree's own tool attaches a policy as well: `bpftool
@@ -322,7 +298,7 @@ ejected_case erroring_policy_ejected giveup 'its evict callback called aws_bpf_e
 # or state_init that broke its state), or a template that no longer
 # loads.
 if bpf_attach template template.bpf.o -g; then
-	record_window workload bpft || diag "trace-cmd start/extract failed"
+	record_window workload bpft || diag "trace-cmd start or the summary failed"
 	bad=${E[verdict_bad]:-0} size=${E[size_not_active_anon]:-0}
 	nin=${E[verdict_in]:-0} nout=${E[verdict_out]:-0}
 	if [ "${E[aws_refault]:-0}" -gt 0 ] && [ "$bad" = 0 ] && [ "$size" = 0 ] && [ "$nin" -gt 0 ] &&
@@ -375,7 +351,7 @@ siblings() {
 	(echo $BASHPID >$CG/bpfs2/cgroup.procs && exec "${THRASH[@]}" >/dev/null 2>&1) &
 	wait $a $!	# not the loaders
 }
-record_window siblings || diag "trace-cmd start/extract failed"
+record_window siblings || diag "trace-cmd start or the summary failed"
 mb=$(printf '%s\n' "${!E[@]}" | sed -n 's/^memcg_bdetect_//p' | sort | xargs)
 md=$(printf '%s\n' "${!E[@]}" | sed -n 's/^memcg_detect_//p' | sort | xargs)
 both=$(comm -12 <(tr ' ' '\n' <<<"$mb" | sort) <(tr ' ' '\n' <<<"$md" | sort) | xargs)
@@ -394,12 +370,22 @@ rmdir $CG/bpfs1 $CG/bpfs2
 # bexample.bpf.o attached twice at once: as itself (one long refault in
 # long_every = 2 admitted) in one cgroup, and as bex3 with long_every=3
 # (aws-bpf-load -n bex3 -s long_every=3) in a sibling, both thrashing at
-# once.  Each copy must admit one long refault in its own long_every,
+# once.
+# bexample's rule, refault by refault (every_other_rule, lib-trace.sh):
+# within the workingset (distance <= active anon) it is detect and
+# activates every refault; beyond it, detect admits none and bexample
+# every other one per lruvec, counted in its state.  Catches a bexample
+# that refuses short refaults (its refault program, or the module
+# handing it wrong distances or sizes), whose workingset is not active
+# anon, or whose state does not count.  (Until 2026-12-07 it ran alone,
+# attached globally, in a window of its own; the template's window
+# checks the global attach.)
+# The copies: each must admit one long refault in its own long_every,
 # give or take one per lruvec (each counts in its own state), with more
-# than 100 long ones each, and name only its own cgroup's memcg.  Catches
-# a loader whose -n or -s does not reach the kernel (the second attach
-# refused with EEXIST, or every other one admitted by both) and copies
-# that share their settings or their state.
+# than 100 long ones each, activate every short one, and name only its
+# own cgroup's memcg.  Catches a loader whose -n or -s does not reach the
+# kernel (the second attach refused with EEXIST, or every other one
+# admitted by both) and copies that share their settings or their state.
 mkdir $CG/bpfc1 $CG/bpfc2
 echo $LIMIT >$CG/bpfc1/memory.max
 echo $LIMIT >$CG/bpfc2/memory.max
@@ -412,7 +398,8 @@ copies() {
 }
 if bpf_attach bc2 bexample.bpf.o -c $CG/bpfc1 &&
 	bpf_attach bc3 bexample.bpf.o -n bex3 -s long_every=3 -c $CG/bpfc2; then
-	record_window copies || diag "trace-cmd start/extract failed"
+	record_window copies || diag "trace-cmd start or the summary failed"
+	every_other_rule bexample shared
 	bad='' line=''
 	for pn in bexample:2 bex3:3; do
 		p=${pn%:*} n=${pn#*:}
@@ -421,6 +408,8 @@ if bpf_attach bc2 bexample.bpf.o -c $CG/bpfc1 &&
 		d=$((n * in - long))
 		[ "$long" -gt 100 ] && [ "${d#-}" -le $(((n - 1) * nl)) ] && [ "$nl" = 1 ] ||
 			bad+=" $p: $in of $long long ones admitted, want 1 in $n ($nl lruvecs);"
+		[ "${E[short_$p]:-0}" -gt 0 ] && [ "${E[short_out_$p]:-0}" = 0 ] ||
+			bad+=" $p: ${E[short_out_$p]:-0} of ${E[short_$p]:-0} short ones not activated;"
 		line+=" $p $in of $long;"
 	done
 	[ "$LOST" = 0 ] || bad+=" $LOST events lost;"
@@ -430,7 +419,10 @@ if bpf_attach bc2 bexample.bpf.o -c $CG/bpfc1 &&
 		fail copies_keep_their_settings "$bad"
 	fi
 else
-	fail copies_keep_their_settings "not both attached: $(tail -n 2 /tmp/bpf-bc2.out /tmp/bpf-bc3.out | xargs)"
+	for c in bexample_activates_every_short_refault bexample_admits_every_other_long_refault \
+		copies_keep_their_settings; do
+		fail $c "not both attached: $(tail -n 2 /tmp/bpf-bc2.out /tmp/bpf-bc3.out | xargs)"
+	done
 fi
 for l in bc2 bc3; do [ -z "${BPF_LOADER[$l]:-}" ] || bpf_stop $l TERM; done
 { gone bexample && gone bex3; } || diag "a copy still listed after its loader stopped"
