@@ -90,24 +90,17 @@ PY
 	exit 0
 fi
 
-# NAME|ARGS lines of cells.list
-mapfile -t cells < <(grep -v '^#' "$TOP/userspace/sim/cells.list")
+. "$TOP/userspace/sim/cell-models.sh"
 for v in "${variants[@]}"; do
 	name=${v%%|*}
 	defs=${v#*|}
 	nice -n 19 make -s -C "$TOP/userspace/sim" O="$OUT/$name" \
 		CFLAGS="-O2 -g $defs" >/dev/null
-	for c in "${cells[@]}"; do
-		cell=${c%%|*}
-		args=${c#*|}
-		for model in real default; do
-			flags=
-			[ "$model" = real ] && flags="--fault-young --refault-deactivate"
-			# shellcheck disable=SC2086
-			nice -n 19 "$OUT/$name/aws-sim" $args $flags --ratio auto \
-				--policies "$POLICY,opt" |
+	while IFS='|' read -r cell args model flags; do
+		# shellcheck disable=SC2086
+		nice -n 19 "$OUT/$name/aws-sim" $args $flags --ratio auto \
+			--policies "$POLICY,opt" </dev/null |
 			awk -v v="$name" -v c="$cell" -v m="$model" -v p="$POLICY" \
 				'$1 == p { printf "%-8s %-9s %-8s %8s %s\n", v, c, m, $10, $11 }'
-		done
-	done
+	done < <(cell_models)
 done

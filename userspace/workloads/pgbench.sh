@@ -136,8 +136,7 @@ trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 declare -A VM
-cat /proc/vmstat >"$tmp/vm0" 2>/dev/null || : >"$tmp/vm0"
-vm_read 0 "$tmp/vm0"
+vm_snap 0
 now_us
 t0=$T_US
 
@@ -225,23 +224,7 @@ done
 		"$want" "$delta" "$rows" "$acc" "$tel" "$bra" >&2
 now_us
 tc=$((T_US - tc))
-cat /proc/vmstat >"$tmp/vm1" 2>/dev/null || : >"$tmp/vm1"
-vm_read 1 "$tmp/vm1"
-now_us
-t0=$((T_US - t0))
-
-res="RESULT workload=pgbench scale=$scale shared_buffers_bytes=$bytes"
-res+=" transactions=$want clients=$clients init_seconds=$(secs $tb)"
-res+=" run_seconds=$(secs $tr) check_seconds=$(secs $tc)"
-res+=" run_pswpin=$((s1 - s0)) run_majfaults=$((f1 - f0)) tps=${tps%.*}"
-res+=" verify_fail=$bad pages_verified=$rows seconds=$(secs $t0)"
-for k in $VMKEYS; do
-	if [ -n "${VM[0:$k]:-}" ] && [ -n "${VM[1:$k]:-}" ]; then
-		res+=" $k=$((${VM[1:$k]} - ${VM[0:$k]}))"
-	else
-		res+=" $k=-1"
-	fi
-done
-echo "$res"
-[ $bad = 0 ] || exit 3
-exit 0
+result_exit "$bad" scale="$scale" shared_buffers_bytes="$bytes" transactions="$want" \
+	clients="$clients" init_seconds="$(secs $tb)" run_seconds="$(secs $tr)" \
+	check_seconds="$(secs $tc)" run_pswpin=$((s1 - s0)) run_majfaults=$((f1 - f0)) \
+	tps="${tps%.*}" verify_fail="$bad" pages_verified="$rows"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034 # its variables are the sourcing script's
+# shellcheck shell=bash disable=SC2034,SC2154 # its variables are the sourcing script's
 #
 # program.sh - what the scripts around real programs share (sqlite.sh,
 # redis.sh, pgbench.sh, installed as aws-sqlite, aws-redis and
@@ -13,6 +13,11 @@
 #   to_bytes SIZE         N, NK, NM or NG in BYTES (SIZE_RE checked)
 #   describe_line NAME PROG  --describe's JSON line (no page trace); exit 0
 #   vm_read TAG FILE      the VMKEYS of a copy of /proc/vmstat in VM[TAG:key]
+#   vm_snap TAG           /proc/vmstat now, copied to $tmp/vmTAG, read so
+#   result_exit BAD F...  the RESULT line: workload=PROG less "aws-", the
+#                         FIELDs, seconds since t0 (the start, in us) and
+#                         each VMKEYS change from VM[0:] to now (-1 where
+#                         one is missing); exit 3 if BAD is not 0, else 0
 #   now_us, secs US       the time in T_US; microseconds as seconds
 #   stop_pid SIGNAL       stop $pid (the server) with SIGNAL, KILL after 10 s
 #
@@ -71,6 +76,29 @@ vm_read() {
 	while read -r k v; do
 		[[ " $VMKEYS " == *" $k "* ]] && VM[$1:$k]=$v
 	done <"$2"
+}
+
+vm_snap() {
+	cat /proc/vmstat >"$tmp/vm$1" 2>/dev/null || : >"$tmp/vm$1"
+	vm_read "$1" "$tmp/vm$1"
+}
+
+result_exit() {
+	local bad=$1 res k
+	shift
+	vm_snap 1
+	now_us
+	res="RESULT workload=${PROG#aws-} $* seconds=$(secs $((T_US - t0)))"
+	for k in $VMKEYS; do
+		if [ -n "${VM[0:$k]:-}" ] && [ -n "${VM[1:$k]:-}" ]; then
+			res+=" $k=$((${VM[1:$k]} - ${VM[0:$k]}))"
+		else
+			res+=" $k=-1"
+		fi
+	done
+	echo "$res"
+	[ "$bad" = 0 ] || exit 3
+	exit 0
 }
 
 now_us() { T_US=${EPOCHREALTIME/./}; }

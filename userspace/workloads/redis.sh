@@ -157,8 +157,7 @@ trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
 declare -A VM
-cat /proc/vmstat >"$tmp/vm0" 2>/dev/null || : >"$tmp/vm0"
-vm_read 0 "$tmp/vm0"
+vm_snap 0
 now_us
 t0=$T_US
 
@@ -270,23 +269,8 @@ done <"$tmp/check"
 [ $checked = "$keys" ] || die "the check read $checked values of $keys"
 now_us
 tc=$((T_US - tc))
-cat /proc/vmstat >"$tmp/vm1" 2>/dev/null || : >"$tmp/vm1"
-vm_read 1 "$tmp/vm1"
-now_us
-t0=$((T_US - t0))
-
-res="RESULT workload=redis keys=$keys value_bytes=$VALUE_BYTES dataset_bytes=$dataset"
-res+=" requests=$requests clients=$clients build_seconds=$(secs $tb) get_seconds=$(secs $tg)"
-res+=" check_seconds=$(secs $tc)"
-res+=" get_pswpin=$((s1 - s0)) get_majfaults=$((f1 - f0)) get_requests_per_s=${rps%.*}"
-res+=" verify_fail=$bad pages_verified=$checked seconds=$(secs $t0)"
-for k in $VMKEYS; do
-	if [ -n "${VM[0:$k]:-}" ] && [ -n "${VM[1:$k]:-}" ]; then
-		res+=" $k=$((${VM[1:$k]} - ${VM[0:$k]}))"
-	else
-		res+=" $k=-1"
-	fi
-done
-echo "$res"
-[ $bad = 0 ] || exit 3
-exit 0
+result_exit "$bad" keys="$keys" value_bytes="$VALUE_BYTES" dataset_bytes="$dataset" \
+	requests="$requests" clients="$clients" build_seconds="$(secs $tb)" \
+	get_seconds="$(secs $tg)" check_seconds="$(secs $tc)" get_pswpin=$((s1 - s0)) \
+	get_majfaults=$((f1 - f0)) get_requests_per_s="${rps%.*}" verify_fail="$bad" \
+	pages_verified="$checked"
