@@ -125,20 +125,8 @@ sql() { as_user psql -X -q -A -t -h "$tmp" -d postgres -v ON_ERROR_STOP=1 -c "$1
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/aws-pgbench.XXXXXX") || die "mktemp failed"
 chown "$RUNAS:" "$tmp" || die "cannot give $tmp to $RUNAS"
 pid=''
-# Stop the cluster on every way out (the harness removes the run's cgroup
-# once this script has exited: nothing of it may be left in there).
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	stop_pid QUIT
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-declare -A VM
-vm_snap 0
-now_us
-t0=$T_US
+stop_on_exit QUIT
+run_start
 
 as_user "$PGBIN/initdb" -D "$tmp/data" -U "$RUNAS" --auth=trust --no-sync -E UTF8 \
 	--locale=C >"$tmp/initdb.log" 2>&1 || die "initdb failed: $(tail -n 3 "$tmp/initdb.log")"

@@ -20,6 +20,10 @@
 #                         one is missing); exit 3 if BAD is not 0, else 0
 #   now_us, secs US       the time in T_US; microseconds as seconds
 #   stop_pid SIGNAL       stop $pid (the server) with SIGNAL, KILL after 10 s
+#   stop_on_exit SIGNAL   on every way out, stop_pid SIGNAL and remove $tmp
+#                         (the harness removes the run's cgroup once the
+#                         script has exited: nothing may be left in it)
+#   run_start             the vmstat (VM[0:]) and the time (t0) at the start
 #
 # The conventions are the C workloads' (common.h): exit 1 on an error, 2
 # on a usage error, 3 on a verification failure.
@@ -27,6 +31,7 @@
 SIZE_RE='^[1-9][0-9]{0,8}[KkMmGg]?$'
 VMKEYS="pswpin pswpout pgmajfault workingset_refault_anon workingset_activate_anon"
 corrupt=0 describe=0
+declare -A VM
 
 die() {
 	echo "$PROG: $1" >&2
@@ -114,4 +119,16 @@ stop_pid() {
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 	fi
+}
+
+stop_on_exit() {
+	STOP_SIGNAL=$1
+	trap 'stop_pid "$STOP_SIGNAL"; rm -rf "$tmp"' EXIT
+	trap 'exit 1' HUP INT TERM
+}
+
+run_start() {
+	vm_snap 0
+	now_us
+	t0=$T_US
 }

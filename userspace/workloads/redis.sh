@@ -146,20 +146,8 @@ info() {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aws-redis.XXXXXX") || die "mktemp failed"
 sock=$tmp/redis.sock
 pid=''
-# Stop the server on every way out (the harness removes the run's cgroup
-# once this script has exited: nothing of it may be left in there).
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	stop_pid TERM
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
-
-declare -A VM
-vm_snap 0
-now_us
-t0=$T_US
+stop_on_exit TERM
+run_start
 
 redis-server --port 0 --unixsocket "$sock" --unixsocketperm 700 --dir "$tmp" \
 	--save '' --appendonly no --maxmemory 0 --databases 1 --daemonize no \
