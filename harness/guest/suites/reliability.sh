@@ -230,15 +230,20 @@ else
 	else
 		dr=$(($(aws_stat refaults) - r0)) doe=$(($(aws_stat refaults_old_epoch) - o0))
 		diag "swapoff: $used kB in swap before, refaults +$dr, old epoch +$doe"
-		# At least a quarter of the pages in swap (kB / 16) refault:
-		# measured on 6.1, 3,764 of 7,494 at L=16 (the make test size)
-		# and 8,764 of 14,486 at L=48 (CYCLES=20,FLIPS=pairs):
-		# 50 and 60 %; on 6.12 3,828 of 7,097 at L=16 (54 %).  The rest
-		# were in the swap cache, with no shadow.
-		if [ $dr -ge $((used / 16)) ] && [ $doe = 0 ]; then
+		# At least a sixteenth of the pages in swap (kB / 64) refault;
+		# with no shadows none would.  Measured on 6.1, 3,764 of 7,494
+		# at L=16 (the make test size) and 8,764 of 14,486 at L=48
+		# (CYCLES=20,FLIPS=pairs): 50 and 60 %; on 6.12 3,828 of 7,097
+		# and 3,617 of 6,747 at L=16 (54 %).  The rest were in the swap
+		# cache, with no shadow, and sometimes many more are: a make
+		# test on 6.1 saw 1,554 of 6,862 (22.6 %) and failed the
+		# quarter asked until 2026-12-07; six guests of this suite,
+		# three at a time, then saw 52.1-53.7 % five times and 34.4 %
+		# once.  A sixteenth is 3.6 times below the least seen.
+		if [ $dr -ge $((used / 64)) ] && [ $doe = 0 ]; then
 			ok "swapoff_with_shadows # under load, evictions $ev, refaults +$dr across the swapoff ($used kB in swap)"
 		else
-			fail swapoff_with_shadows "refaults +$dr (want >= $((used / 16)), a quarter of the $used kB in swap), old-epoch refaults +$doe (want 0)"
+			fail swapoff_with_shadows "refaults +$dr (want >= $((used / 64)), a sixteenth of the $used kB in swap), old-epoch refaults +$doe (want 0)"
 		fi
 	fi
 fi
