@@ -13,7 +13,11 @@
  * state.  When the link goes away -- the loader detaches it, exits or is
  * killed -- every user of the policy gets back the policy it ran before
  * (the global setting and each cgroup's, aws_cgroup_forget()), in one
- * policy switch with its sweep, and only then is the slot freed.
+ * policy switch with its sweep, and only then is the slot freed.  A link
+ * update (BPF_LINK_UPDATE; aws-bpf-load on SIGHUP) replaces the program in
+ * place, with no switch: the slot, its users, state and shadows stay, so
+ * the replacement must keep the name, clock, state size, cgroup and set
+ * of members of the attach.
  *
  * What a program may do is what a C policy may do, and the verifier checks
  * it before the program can run: read its arguments, write only a
@@ -627,6 +631,70 @@ static void aws_bpf_unreg(void *kdata, struct bpf_link *link)
 	kernel_param_unlock(THIS_MODULE);
 }
 
+/* Which function members @ops fills, one bit each. */
+static unsigned int aws_bpf_members(const struct aws_bpf_ops *ops)
+{
+	const void *const fns[] = {
+		ops->new_anon, ops->swapin, ops->swapin_mapped, ops->evict,
+		ops->refault, ops->age, ops->first_reference, ops->keep_active,
+		ops->inactive_ratio, ops->file_workingset, ops->state_init,
+	};
+	unsigned int i, mask = 0;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++)
+		mask |= !!fns[i] << i;
+	return mask;
+}
+
+/*
+ * A link update: @kdata's programs replace @old_kdata's in the slot, in
+ * place.  The slot's policy (aws_bpf_fill()) points at the same thunks
+ * only if the replacement fills the same members; its name, clock and
+ * state size, and the cgroup the link selected, are its users' and its
+ * tables', so they must stay too.  Once no hook can still be calling the
+ * old programs, the BPF core frees them.
+ */
+static int aws_bpf_update(void *kdata, void *old_kdata, struct bpf_link *link)
+{
+	struct aws_bpf_ops *ops = kdata, *old = old_kdata;
+	struct aws_bpf_slot *s = NULL;
+	unsigned int n;
+	int ret = 0;
+
+	if (!capable(CAP_SYS_ADMIN)) {
+		pr_warn("anon_workingset: BPF policy %s: updating needs CAP_SYS_ADMIN\n",
+			old->name);
+		return -EPERM;
+	}
+	kernel_param_lock(THIS_MODULE);
+	for (n = 0; n < AWS_BPF_SLOTS && !s; n++)
+		if (aws_bpf_run(n)->live && aws_bpf_slots[n].ops == old &&
+		    aws_bpf_slots[n].link == link)
+			s = &aws_bpf_slots[n];
+	if (!s) {
+		ret = -ENOLINK;
+		goto out;
+	}
+	if (strcmp(ops->name, old->name) || ops->clock != old->clock ||
+	    ops->state_size != old->state_size ||
+	    ops->cgroup_id != old->cgroup_id ||
+	    aws_bpf_members(ops) != aws_bpf_members(old)) {
+		pr_warn("anon_workingset: BPF policy %s: an update must keep the name, clock, state size, cgroup and members of the attach (attach a new policy to change them)\n",
+			old->name);
+		ret = -EINVAL;
+		goto out;
+	}
+	WRITE_ONCE(s->ops, ops);
+	/* an ejection queued for the old programs is not the new ones' */
+	s->gen++;
+	atomic_set(&s->ejecting, 0);
+	aws_synchronize();
+	pr_info("anon_workingset: BPF policy %s updated in place\n", ops->name);
+out:
+	kernel_param_unlock(THIS_MODULE);
+	return ret;
+}
+
 /*
  * The way out: detach the link of a policy whose callback overran, as
  * BPF_LINK_DETACH does (it calls aws_bpf_unreg() and wakes the loader's
@@ -730,6 +798,7 @@ static struct bpf_struct_ops aws_bpf_struct_ops = {
 	.validate = aws_bpf_validate,
 	.reg = aws_bpf_reg,
 	.unreg = aws_bpf_unreg,
+	.update = aws_bpf_update,
 	.cfi_stubs = &aws_bpf_cfi_stubs,
 	.owner = THIS_MODULE,
 	.name = "aws_bpf_ops",

@@ -13,7 +13,8 @@
 #define AWS_BPF_NAME2(name, slot)	aws_bpf_##name##_##slot
 #define AWS_BPF_NAME1(name, slot)	AWS_BPF_NAME2(name, slot)
 #define AWS_BPF_THUNK(name)		AWS_BPF_NAME1(name, AWS_BPF_SLOT)
-#define AWS_BPF_OPS			(aws_bpf_slots[AWS_BPF_SLOT].ops)
+/* READ_ONCE: a link update replaces the ops (aws_bpf_update()) */
+#define AWS_BPF_OPS			READ_ONCE(aws_bpf_slots[AWS_BPF_SLOT].ops)
 
 static enum aws_decision AWS_BPF_THUNK(new_anon)(const struct aws_folio *f,
 						 void *state)

@@ -26,15 +26,17 @@ bpf_policies() {
 	done
 	echo "$out"
 }
-# bpf_attach NAME OBJ [ARGS...]: start the loader of $AWS_BPF/OBJ with ARGS
-# (pid in BPF_LOADER[NAME], output in /tmp/bpf-NAME.out) and wait up to
-# 30 s for it to attach; fails if the loader exits first.  (The bpf
-# suite's longest attach: 258, 302 and 390 ms in three runs, 2026-12-06.)
+# bpf_attach NAME OBJ [ARGS...]: start the loader of OBJ (a path, or a
+# file of $AWS_BPF) with ARGS (pid in BPF_LOADER[NAME], output in
+# /tmp/bpf-NAME.out) and wait up to 30 s for it to attach; fails if the
+# loader exits first.  (The bpf suite's longest attach: 258, 302 and 390
+# ms in three runs, 2026-12-06.)
 bpf_attach() {
 	local name=$1 obj=$2 i t0 ms
 	shift 2
+	[[ $obj == /* ]] || obj=$AWS_BPF/$obj
 	t0=$(bpf_ms)
-	"$AWS_BPF/aws-bpf-load" "$@" "$AWS_BPF/$obj" >"/tmp/bpf-$name.out" 2>&1 &
+	"$AWS_BPF/aws-bpf-load" "$@" "$obj" >"/tmp/bpf-$name.out" 2>&1 &
 	BPF_LOADER[$name]=$!
 	for ((i = 0; i < 300; i++)); do
 		# -s: the background shell may not have opened the file yet
@@ -44,6 +46,22 @@ bpf_attach() {
 			return 0
 		fi
 		kill -0 "${BPF_LOADER[$name]}" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+# bpf_update NAME: SIGHUP NAME's loader, which loads its object again
+# and updates its link, and wait up to 30 s for its verdict: succeeds on
+# "updated", fails on "not updated" or none.
+bpf_update() {
+	local out=/tmp/bpf-$1.out n0 i
+	n0=$(grep -c '^\(not \)\?updated ' "$out")
+	kill -HUP "${BPF_LOADER[$1]}" || return 1
+	for ((i = 0; i < 300; i++)); do
+		if [ "$(grep -c '^\(not \)\?updated ' "$out")" -gt "$n0" ]; then
+			grep '^\(not \)\?updated ' "$out" | tail -n 1 | grep -q '^updated '
+			return
+		fi
 		sleep 0.1
 	done
 	return 1

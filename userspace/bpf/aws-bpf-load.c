@@ -2,7 +2,8 @@
 /*
  * aws-bpf-load - attach a BPF anon LRU policy and keep it attached
  *
- * usage: aws-bpf-load [-g] [-c CGROUP] [-D] [-n NAME] [-s VAR=N]... POLICY.bpf.o
+ * usage: aws-bpf-load [-g] [-c CGROUP] [-D] [-n NAME] [-s VAR=N]... [-u VAR=N]...
+ *                     POLICY.bpf.o
  *
  * Loads the one struct aws_bpf_ops in POLICY.bpf.o (the verifier checks
  * every program; the end of its log is printed if it refuses one, its last
@@ -21,6 +22,14 @@
  * side by side.  Then
  * it prints "attached NAME" and waits until it is told to stop (SIGINT,
  * SIGTERM) or the link is detached from outside (bpftool link detach).
+ * On SIGHUP it loads POLICY.bpf.o again, as it is on disk then, with the
+ * same -n, -c and -s, then each -u VAR=N, and replaces the attached
+ * program with it through the link (BPF_LINK_UPDATE): the policy stays
+ * selected where it was, with its state and shadows, and no policy switch
+ * happens.  It prints "updated NAME", or why not ("not updated NAME": the
+ * verifier's or the module's reason; the module keeps the name, clock,
+ * state size, cgroup and members of the attach) and keeps the program
+ * it had.
  * Before it lets go it prints the policy's global variables (its .bss and
  * .data: counters a policy keeps for its author), "NAME globals: VAR=N
  * ...", for every integer of up to 8 bytes.
@@ -59,12 +68,14 @@
 #define POLICY_PARAM	"/sys/module/anon_workingset/parameters/policy"
 #define VERIFIER_LOG	(1 << 20)
 
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, updating;
 
-static void on_stop(int sig)
+static void on_signal(int sig)
 {
-	(void)sig;
-	stopping = 1;
+	if (sig == SIGHUP)
+		updating = 1;
+	else
+		stopping = 1;
 }
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt,
@@ -139,7 +150,7 @@ static bool drop_sys_admin(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: aws-bpf-load [-g] [-c CGROUP] [-D] [-n NAME] [-s VAR=N]... POLICY.bpf.o\n");
+	fprintf(stderr, "usage: aws-bpf-load [-g] [-c CGROUP] [-D] [-n NAME] [-s VAR=N]... [-u VAR=N]... POLICY.bpf.o\n");
 	exit(2);
 }
 
@@ -257,24 +268,31 @@ static bool rodata_one(const char *var, unsigned char *value, unsigned int size,
  * the load; false, with a message (the variables there are), if it has
  * none of that name or N does not fit.
  */
-static bool set_rodata(struct bpf_object *obj, const char *arg)
+/* @arg (-@opt's) as VAR=N into @r; false, with a message, if it is not. */
+static bool parse_set(struct rodata_set *r, const char *arg, char opt)
 {
-	static const char *const rodata[] = { ".rodata", NULL };
-	struct rodata_set r = { .arg = arg };
 	const char *eq = strchr(arg, '=');
 	char *end;
 
-	if (!eq || eq == arg || !eq[1]) {
-		fprintf(stderr, "aws-bpf-load: -s %s: not VAR=N\n", arg);
-		return false;
-	}
+	*r = (struct rodata_set){ .arg = arg };
 	errno = 0;
-	r.x = strtoull(eq + 1, &end, 0);
-	if (errno || *end) {
-		fprintf(stderr, "aws-bpf-load: -s %s: not VAR=N\n", arg);
+	if (eq && eq != arg && eq[1])
+		r->x = strtoull(eq + 1, &end, 0);
+	if (!eq || eq == arg || !eq[1] || errno || *end) {
+		fprintf(stderr, "aws-bpf-load: -%c %s: not VAR=N\n", opt, arg);
 		return false;
 	}
-	r.len = eq - arg;
+	r->len = eq - arg;
+	return true;
+}
+
+static bool set_rodata(struct bpf_object *obj, const char *arg)
+{
+	static const char *const rodata[] = { ".rodata", NULL };
+	struct rodata_set r;
+
+	if (!parse_set(&r, arg, 's'))
+		return false;
 	if (for_each_global(obj, rodata, rodata_one, &r))
 		return !r.too_big;
 	fprintf(stderr, "aws-bpf-load: -s %s: no such const volatile integer; there are:%s\n",
@@ -353,99 +371,182 @@ static bool select_policy(const char *path, const char *name)
 	return n >= 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks of every load of the object. */
+struct load_args {
+	const char *path, *cgroup, *rename;
+	const char *sets[32];	/* -s, then for an update -u */
+	int nsets, nupdate;
+	bool update;		/* with the -u settings */
+};
+
+/*
+ * Open @a->path, set its ops' name, .rodata and cgroup as @a asks and load
+ * it (the verifier checks every program): the object, with its ops map in
+ * *@ops and its name in *@name; or NULL, the reason printed (the end of
+ * the verifier's log if it refused a program) and *@status 2 for bad usage.
+ */
+static struct bpf_object *load_policy(const struct load_args *a,
+				      struct bpf_map **ops, char **name,
+				      int *status)
 {
 	static char log[VERIFIER_LOG];
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .kernel_log_buf = log,
 		    .kernel_log_size = sizeof(log));
-	struct sigaction sa = { .sa_handler = on_stop };
-	const char *cgroup = NULL, *rename = NULL, *sets[16];
-	char *name;
-	size_t room = 0;
-	int nsets = 0;
-	struct bpf_map *map, *ops = NULL;
-	struct bpf_link *link = NULL;
+	int i, n = a->nsets + (a->update ? a->nupdate : 0);
 	struct bpf_object *obj;
-	bool global = false, nocap = false;
-	int opt, status = 1, kmsg = -1;
-	struct pollfd pfd;
+	struct bpf_map *map;
+	size_t room = 0;
 
-	while ((opt = getopt(argc, argv, "gc:Dn:s:")) != -1) {
-		if (opt == 'g')
-			global = true;
-		else if (opt == 'D')
-			nocap = true;
-		else if (opt == 'c')
-			cgroup = optarg;
-		else if (opt == 'n')
-			rename = optarg;
-		else if (opt == 's' && nsets < 16)
-			sets[nsets++] = optarg;
-		else
-			usage();
-	}
-	if (optind != argc - 1)
-		usage();
-	libbpf_set_print(print_libbpf);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	obj = bpf_object__open_file(argv[optind], &opts);
+	*ops = NULL;
+	log[0] = '\0';
+	obj = bpf_object__open_file(a->path, &opts);
 	if (!obj) {
-		fprintf(stderr, "aws-bpf-load: cannot open %s: %s\n",
-			argv[optind], strerror(errno));
-		return 1;
+		fprintf(stderr, "aws-bpf-load: cannot open %s: %s\n", a->path,
+			strerror(errno));
+		return NULL;
 	}
 	bpf_object__for_each_map(map, obj) {
 		if (bpf_map__type(map) != BPF_MAP_TYPE_STRUCT_OPS)
 			continue;
-		if (ops) {
+		if (*ops) {
 			fprintf(stderr, "aws-bpf-load: %s holds more than one policy\n",
-				argv[optind]);
-			goto out;
+				a->path);
+			goto fail;
 		}
-		ops = map;
+		*ops = map;
 	}
-	name = ops ? ops_member(obj, ops, "name", &room) : NULL;
-	if (!name) {
+	*name = *ops ? ops_member(obj, *ops, "name", &room) : NULL;
+	if (!*name) {
 		fprintf(stderr, "aws-bpf-load: %s holds no struct aws_bpf_ops with a name\n",
-			argv[optind]);
-		goto out;
+			a->path);
+		goto fail;
 	}
 	/* the module checks the name itself; here only that it fits */
-	if (rename && strlen(rename) >= room) {
+	if (a->rename && strlen(a->rename) >= room) {
 		fprintf(stderr, "aws-bpf-load: -n %s: a name has at most %zu characters\n",
-			rename, room - 1);
-		status = 2;
-		goto out;
+			a->rename, room - 1);
+		*status = 2;
+		goto fail;
 	}
-	if (rename) {
-		memset(name, 0, room);
-		memcpy(name, rename, strlen(rename));
+	if (a->rename) {
+		memset(*name, 0, room);
+		memcpy(*name, a->rename, strlen(a->rename));
 	}
-	for (opt = 0; opt < nsets; opt++) {
-		if (!set_rodata(obj, sets[opt])) {
-			status = 2;
-			goto out;
+	for (i = 0; i < n; i++) {
+		if (!set_rodata(obj, a->sets[i])) {
+			*status = 2;
+			goto fail;
 		}
 	}
-	if (cgroup && !set_cgroup(obj, ops, cgroup)) {
-		status = 2;
-		goto out;
+	if (a->cgroup && !set_cgroup(obj, *ops, a->cgroup)) {
+		*status = 2;
+		goto fail;
 	}
-	/* Attached below, once every map and program is loaded. */
-	bpf_map__set_autoattach(ops, false);
-	kmsg = kmsg_from_now();
+	/* Attached or updated by the caller, once everything is loaded. */
+	bpf_map__set_autoattach(*ops, false);
 	if (bpf_object__load(obj)) {
 		/* the verifier's reasons are at the end of its log */
 		if (log[0])
 			fprintf(stderr, "-- verifier log --\n%s-- end of verifier log --\n",
 				log);
 		fprintf(stderr, "aws-bpf-load: %s: the kernel refused to load it: %s\n",
-			name, strerror(errno));
+			*name, strerror(errno));
+		goto fail;
+	}
+	return obj;
+fail:
+	bpf_object__close(obj);
+	return NULL;
+}
+
+/*
+ * SIGHUP: load the object again with the -u settings and replace @link's
+ * program with it; *@obj becomes the new object.  The reason is printed
+ * if the verifier or the module refuses, and the old program stays.
+ */
+static void update_policy(struct load_args *a, struct bpf_link *link,
+			  struct bpf_object **obj, const char *name)
+{
+	int kmsg = kmsg_from_now(), status = 1, err = 0;
+	struct bpf_object *next;
+	struct bpf_map *ops;
+	char *next_name;
+
+	a->update = true;
+	next = load_policy(a, &ops, &next_name, &status);
+	if (next) {
+		err = bpf_link__update_map(link, ops);
+		if (err)
+			fprintf(stderr, "aws-bpf-load: %s: the kernel refused the update: %s\n",
+				name, strerror(-err));
+	}
+	if (!next || err) {
+		kmsg_reasons(kmsg, NULL);
+		bpf_object__close(next);
+		printf("not updated %s\n", name);
+	} else {
+		bpf_object__close(*obj);
+		*obj = next;
+		printf("updated %s\n", name);
+	}
+	fflush(stdout);
+	if (kmsg >= 0)
+		close(kmsg);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct load_args a = { .path = NULL };
+	char *name, attached[64] = "";
+	struct bpf_link *link = NULL;
+	struct bpf_object *obj;
+	bool global = false, nocap = false;
+	const char *updates[16];
+	int opt, status = 1, kmsg;
+	sigset_t block, unblocked;
+	struct bpf_map *ops;
+	struct pollfd pfd;
+
+	while ((opt = getopt(argc, argv, "gc:Dn:s:u:")) != -1) {
+		if (opt == 'g')
+			global = true;
+		else if (opt == 'D')
+			nocap = true;
+		else if (opt == 'c')
+			a.cgroup = optarg;
+		else if (opt == 'n')
+			a.rename = optarg;
+		else if (opt == 's' && a.nsets < 16)
+			a.sets[a.nsets++] = optarg;
+		else if (opt == 'u' && a.nupdate < 16)
+			updates[a.nupdate++] = optarg;
+		else
+			usage();
+	}
+	/* checked now, not at the first SIGHUP (their variables: then) */
+	for (opt = 0; opt < a.nupdate; opt++) {
+		struct rodata_set r;
+
+		if (!parse_set(&r, updates[opt], 'u'))
+			return 2;
+	}
+	if (optind != argc - 1)
+		usage();
+	a.path = argv[optind];
+	memcpy(a.sets + a.nsets, updates, a.nupdate * sizeof(*updates));
+	libbpf_set_print(print_libbpf);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	kmsg = kmsg_from_now();
+	obj = load_policy(&a, &ops, &name, &status);
+	if (!obj) {
 		kmsg_reasons(kmsg, NULL);
 		goto out;
 	}
+	snprintf(attached, sizeof(attached), "%s", name);
 	if (nocap && !drop_sys_admin()) {
 		fprintf(stderr, "aws-bpf-load: cannot drop CAP_SYS_ADMIN: %s\n",
 			strerror(errno));
@@ -462,29 +563,40 @@ int main(int argc, char **argv)
 		kmsg_reasons(kmsg, NULL);
 		goto out;
 	}
-	printf("attached %s%s%s\n", name, cgroup ? " for " : "", cgroup ? cgroup : "");
+	printf("attached %s%s%s\n", name, a.cgroup ? " for " : "", a.cgroup ? a.cgroup : "");
 	fflush(stdout);
 
+	/* the signals arrive only inside ppoll(), so none is missed */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &unblocked);
 	pfd = (struct pollfd){ .fd = bpf_link__fd(link), .events = POLLIN };
 	while (!stopping) {
-		if (poll(&pfd, 1, -1) > 0 && (pfd.revents & POLLHUP)) {
-			printf("%s detached from outside\n", name);
+		if (updating) {
+			updating = 0;
+			update_policy(&a, link, &obj, attached);
+			continue;
+		}
+		if (ppoll(&pfd, 1, NULL, &unblocked) > 0 && (pfd.revents & POLLHUP)) {
+			printf("%s detached from outside\n", attached);
 			fflush(stdout);
 			break;
 		}
 	}
-	print_globals(obj, name);
+	print_globals(obj, attached);
 	/* the module's way out: a callback over its budget */
-	status = stopping || !kmsg_reasons(kmsg, name) ? 0 : 3;
+	status = stopping || !kmsg_reasons(kmsg, attached) ? 0 : 3;
 	if (status)
-		fprintf(stderr, "aws-bpf-load: %s: ejected by the module\n", name);
+		fprintf(stderr, "aws-bpf-load: %s: ejected by the module\n", attached);
 out:
 	if (kmsg >= 0)
 		close(kmsg);
 	bpf_link__destroy(link);
 	bpf_object__close(obj);
 	if (!status) {
-		printf("detached %s\n", name);
+		printf("detached %s\n", attached);
 		fflush(stdout);
 	}
 	return status;

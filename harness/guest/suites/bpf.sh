@@ -26,6 +26,9 @@
 #    refault (aws-bpf-load -n, -s), run side by side, each by its setting:
 #    bexample activates every refault within the workingset, as detect,
 #    and admits every other long refault (its private state);
+#  - on SIGHUP the loader replaces its program in place (a link update):
+#    bexample's setting changes with no policy switch; an update to a
+#    program of another shape is refused with the module's reason;
 #  - killing the loader (SIGKILL) mid-run hands the cgroup back to the
 #    policy it had before, its shadows swept (none refaults on an old
 #    clock while the workload swaps on), and SIGTERM the global policy;
@@ -366,6 +369,18 @@ bpf_stop bs TERM
 gone bdetect
 rmdir $CG/bpfs1 $CG/bpfs2
 
+# admits_one_in POLICY N LRUVECS: nothing if, in the last window, POLICY
+# admitted one long refault in N, give or take one per lruvec (each counts
+# in its own state), with more than 100 long ones, from LRUVECS lruvecs
+# (its memcg ids in the events); else what it did.
+admits_one_in() {
+	local long=${E[long_$1]:-0} in=${E[long_in_$1]:-0} nl d
+	nl=$(printf '%s\n' "${!E[@]}" | grep -c "^memcg_${1}_")
+	d=$(($2 * in - long))
+	[ "$long" -gt 100 ] && [ "${d#-}" -le $((($2 - 1) * nl)) ] && [ "$nl" = "$3" ] ||
+		echo "$in of $long long ones admitted, want 1 in $2 ($nl lruvecs)"
+}
+
 # --- two copies of one object, each with its own settings ----------------------
 # bexample.bpf.o attached twice at once: as itself (one long refault in
 # long_every = 2 admitted) in one cgroup, and as bex3 with long_every=3
@@ -404,10 +419,8 @@ if bpf_attach bc2 bexample.bpf.o -c $CG/bpfc1 &&
 	for pn in bexample:2 bex3:3; do
 		p=${pn%:*} n=${pn#*:}
 		long=${E[long_$p]:-0} in=${E[long_in_$p]:-0}
-		nl=$(printf '%s\n' "${!E[@]}" | grep -c "^memcg_${p}_")
-		d=$((n * in - long))
-		[ "$long" -gt 100 ] && [ "${d#-}" -le $(((n - 1) * nl)) ] && [ "$nl" = 1 ] ||
-			bad+=" $p: $in of $long long ones admitted, want 1 in $n ($nl lruvecs);"
+		why=$(admits_one_in "$p" "$n" 1)
+		[ -z "$why" ] || bad+=" $p: $why;"
 		[ "${E[short_$p]:-0}" -gt 0 ] && [ "${E[short_out_$p]:-0}" = 0 ] ||
 			bad+=" $p: ${E[short_out_$p]:-0} of ${E[short_$p]:-0} short ones not activated;"
 		line+=" $p $in of $long;"
@@ -427,14 +440,75 @@ fi
 for l in bc2 bc3; do [ -z "${BPF_LOADER[$l]:-}" ] || bpf_stop $l TERM; done
 { gone bexample && gone bex3; } || diag "a copy still listed after its loader stopped"
 rmdir $CG/bpfc1 $CG/bpfc2
+# --- an update in place -------------------------------------------------------
+# On SIGHUP the loader loads its object again, as the file is then, with
+# its -u settings on top, and replaces the attached program through the
+# link (BPF_LINK_UPDATE, the module's aws_bpf_update()).  bexample in a
+# cgroup admits one long refault in 2; after an update with -u
+# long_every=3, one in 3 (admits_one_in), and the cgroup still runs
+# bexample with no policy switch counted: an update sweeps nothing.
+# Catches a module without .update (the kernel refuses every update), a
+# loader that attaches anew instead (a switch counted) or that loses the
+# setting.
+mkdir $CG/bpfu
+echo $LIMIT >$CG/bpfu/memory.max
+cp "$AWS_BPF/bexample.bpf.o" /tmp/bpfu.bpf.o
+updated() { (echo $BASHPID >$CG/bpfu/cgroup.procs && exec "${THRASH[@]}" >/dev/null 2>&1); }
+if bpf_attach bu /tmp/bpfu.bpf.o -c $CG/bpfu -u long_every=3; then
+	sw0=$(aws_stat switches)
+	record_window updated || diag "trace-cmd start or the summary failed"
+	why=$(admits_one_in bexample 2 1) lost=$LOST
+	line="${E[long_in_bexample]:-0} of ${E[long_bexample]:-0}"
+	up=no
+	bpf_update bu && up=yes
+	record_window updated || diag "trace-cmd start or the summary failed"
+	why+=$(admits_one_in bexample 3 1)
+	line+=", then ${E[long_in_bexample]:-0} of ${E[long_bexample]:-0}"
+	sw=$(($(aws_stat switches) - sw0))
+	if [ $up = yes ] && [ -z "$why" ] && [ "$sw" = 0 ] && [ "$(cg_policy bpfu)" = bexample ] &&
+		[ "$lost$LOST" = 00 ]; then
+		ok "update_replaces_in_place # long refaults admitted $line; the cgroup on bexample, no switch"
+	else
+		fail update_replaces_in_place "updated: $up, $why, $sw switches, cgroup $(cg_policy bpfu)," \
+			"$lost/$LOST events lost: $(tail -n 3 /tmp/bpf-bu.out | xargs)"
+	fi
+	bpf_stop bu TERM
+	gone bexample || diag "bexample still listed after its loader stopped"
+else
+	fail update_replaces_in_place "it did not attach: $(tail -n 3 /tmp/bpf-bu.out | xargs)"
+fi
+rmdir $CG/bpfu
+# An update to a program of another shape: refused-good (evict and
+# refault, 8 bytes of state) attached, then its file replaced by bdetect's
+# (six members, no state), loaded under the same name (-n refused).  The
+# module refuses it, with its reason on the loader's terminal, and the
+# policy stays listed.  Catches a module that would swap in programs its
+# slot's thunks do not match.
+cp "$AWS_BPF/refused-good.bpf.o" /tmp/bpfr.bpf.o
+if bpf_attach br /tmp/bpfr.bpf.o -n refused; then
+	cp "$AWS_BPF/bdetect.bpf.o" /tmp/bpfr.bpf.o
+	if ! bpf_update br && grep -q '^not updated refused$' /tmp/bpf-br.out &&
+		grep -q 'the module said: BPF policy refused: an update must keep' /tmp/bpf-br.out && listed refused; then
+		ok "update_refused_keeps_program # $(grep -m1 'an update must keep' /tmp/bpf-br.out | sed 's/.*said: //')"
+	else
+		fail update_refused_keeps_program "$(tail -n 3 /tmp/bpf-br.out | xargs)"
+	fi
+	bpf_stop br TERM
+	gone refused || diag "refused still listed after its loader stopped"
+else
+	fail update_refused_keeps_program "it did not attach: $(tail -n 3 /tmp/bpf-br.out | xargs)"
+fi
+
 # The loader refuses, before loading anything and with exit status 2, a
 # setting the object has no const volatile integer for (naming those it
-# has), a value that is not a number, a name longer than the room for
-# one, and a -c that is not a cgroup2 directory; the module refuses the
-# attach of a link whose cgroup is the root (which has no policy file),
-# and the loader says why (exit status 1).
+# has), a value that is not a number, an update setting (-u) that is not
+# VAR=N (checked at the start, not at the first SIGHUP), a name longer
+# than the room for one, and a -c that is not a cgroup2 directory; the
+# module refuses the attach of a link whose cgroup is the root (which has
+# no policy file), and the loader says why (exit status 1).
 bad=''
-for a in "-s nosuch=1:there are: long_every" "-s long_every=x:not VAR=N" "-n longername:at most 8" \
+for a in "-s nosuch=1:there are: long_every" "-s long_every=x:not VAR=N" "-u long_every:-u long_every: not VAR=N" \
+	"-n longername:at most 8" \
 	"-c /tmp:not a cgroup2 directory"; do
 	# shellcheck disable=SC2086 # the options, split on purpose
 	"$LOAD" ${a%%:*} "$AWS_BPF/bexample.bpf.o" >/tmp/bpf-bad.out 2>&1
@@ -447,7 +521,7 @@ rc=$?
 { [ $rc = 1 ] && grep -q 'the module said: .*no memory cgroup below the root' /tmp/bpf-bad.out; } ||
 	bad+=" '-c $CG': exit $rc, $(tail -n 1 /tmp/bpf-bad.out);"
 if [ -z "$bad" ] && ! listed bexample; then
-	ok "loader_refuses_bad_settings # an unknown variable, a value, a long name, not a cgroup: exit 2; the root cgroup: the module's why, exit 1"
+	ok "loader_refuses_bad_settings # an unknown variable, a value, an update setting, a long name, not a cgroup: exit 2; the root cgroup: the module's why, exit 1"
 else
 	fail loader_refuses_bad_settings "${bad:- bexample listed}"
 fi
