@@ -14,8 +14,9 @@ It is parsed here only, and its policies are expanded here only: "all"
 is every policy of the kernel (stock 6.1 with the module unloaded, MGLRU,
 DAMON's lru_sort where the kernel has it, and every policy of the module,
 the list of include/aws_policy_list.h), a module policy may take -rN (the
-anon inactive ratio N), and each name becomes the settings that put the
-guest's kernel into it (setup()).
+anon inactive ratio N), a cell may also name a BPF policy of
+userspace/bpf/ (6.12 only), and each name becomes the settings that put
+the guest's kernel into it (setup()).
 
 make run (harness/experiment/run.py) selects with ONLY= (cells, globs,
 colon-separated), POLICIES= (policies, the same) and REPS= (the plan's
@@ -32,7 +33,8 @@ it makes them (rep 1 of every policy, then rep 2, ...):
 LIMIT is a memory.max value or "global" (no memcg limit); LRU_GEN y or n
 (MGLRU on for the run); DAMON "off" or "HOT:COLD:QUOTA" (damon_lru_sort
 running with those thresholds); MODULE "-" (unloaded) or the module's
-policy; RATIO "auto" or N; COMMAND the workload with --seed REP.
+policy (a BPF policy's loader attaches it first); RATIO "auto" or N;
+COMMAND the workload with --seed REP.
 harness/guest/jobs/experiment.sh only applies them.  A plan value or a
 selection with a tab (or a line break) in it is refused.
 
@@ -79,6 +81,15 @@ def module_policies():
     include/aws_policy_list.h, the one list the module is built from."""
     with open(os.path.join(TOP, "include", "aws_policy_list.h")) as f:
         return re.findall(r"^AWS_POLICY\(([a-z0-9_]+)\)", f.read(), re.M)
+
+
+def bpf_policies():
+    """The BPF policies the 6.12 tools disk carries: the POLICIES of
+    userspace/bpf/Makefile, the one list they are built from.  A plan names
+    them like the module's; on 6.12 the guest attaches one with its loader
+    (aws-bpf-load -g) for its rows."""
+    with open(os.path.join(TOP, "userspace", "bpf", "Makefile")) as f:
+        return re.search(r"^POLICIES\s*:=\s*(.*)$", f.read(), re.M).group(1).split()
 
 
 def every_policy(damon=True):
@@ -176,7 +187,7 @@ def check(plan):
             raise PlanError("%s: %s must look like 1G or 512M, not '%s'" % (name, key, header[key]))
     if not cells:
         raise PlanError("%s: no cell" % name)
-    known = set(KERNEL_POLICIES) | set(module_policies())
+    known = set(KERNEL_POLICIES) | set(module_policies()) | set(bpf_policies())
     seen = set()
     for c in cells:
         w = c["where"]
@@ -247,11 +258,12 @@ def matches(name, globs):
     return any(fnmatch.fnmatchcase(name, g) for g in globs.split(":"))
 
 
-def cells(plan, args="", damon=True):
+def cells(plan, args="", damon=True, bpf=True):
     """The cells the selection ARGS keeps, in the plan's order, each a dict:
     name, boot (main or global), limit, swap, cmd, reps and policies (every
     one named, "all" expanded for a kernel with or without DAMON, then
-    filtered); a cell no policy is left for is left out."""
+    filtered; a BPF policy refused on a kernel without BPF policies); a
+    cell no policy is left for is left out."""
     header, plan_cells = check(plan)
     sel = parse_args(args)
     out = []
@@ -264,6 +276,10 @@ def cells(plan, args="", damon=True):
         if not damon and any(POLICY.match(p).group(1) in DAMON for p in pols):
             raise PlanError("cell %s: this kernel has no DAMON lru_sort for %s"
                             % (c["name"], " ".join(p for p in pols if p in DAMON)))
+        bpf_named = [p for p in pols if POLICY.match(p).group(1) in bpf_policies()]
+        if not bpf and bpf_named:
+            raise PlanError("cell %s: %s: a BPF policy, on 6.12 only (KVER=6.12)"
+                            % (c["name"], " ".join(bpf_named)))
         if not pols:
             continue
         out.append({"name": c["name"], "boot": "global" if c["limit"] == "global" else "main",

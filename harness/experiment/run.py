@@ -363,7 +363,7 @@ def run(a):
         plan, selection = a.plan or "short", P.selection(a.only, a.policies, a.reps)
         start = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     header, _ = P.check(plan)
-    cells = P.cells(plan, selection, has_damon(a.variant))
+    cells = P.cells(plan, selection, has_damon(a.variant), bpf=runner.KVER != "6.1")
     if not cells:
         raise RunError("ONLY/POLICIES (selection '%s') select no cell of plan '%s'"
                        % (selection, plan))

@@ -212,6 +212,21 @@ try:
         f.write(GOOD.replace("limit 64M", "limit 64M\nswap 48M"))
     u = [(c["boot"], c["name"], c["swap"]) for c in plan.cells(path)]
     case("a_cell_swap_goes_to_its_guest", u == [("main", "one", "48M")], "cells %s" % u)
+    # a BPF policy of userspace/bpf/ named like the module's: its row asks
+    # the guest for it (its loader attaches it), on 6.12 only
+    with open(path, "w") as f:
+        f.write(GOOD.replace("nomod detect-r3", "detect bdetect"))
+    bpf_rows = [r.split("\t")[1:8] for r in plan.rows(plan.cells(path, "n=1")[0]).splitlines()]
+    try:
+        plan.cells(path, bpf=False)
+        refused = "accepted"
+    except plan.PlanError as e:
+        refused = str(e)
+    case("a_bpf_policy_is_named_like_a_module_policy_on_6_12",
+         "bdetect" in plan.bpf_policies() and
+         bpf_rows == [["detect", "1", "64M", "n", "off", "detect", "auto"],
+                      ["bdetect", "1", "64M", "n", "off", "bdetect", "auto"]] and
+         "bdetect: a BPF policy, on 6.12 only" in refused, "rows %s; %s" % (bpf_rows, refused))
 except plan.PlanError as e:
     case("a_good_test_plan_passes", False, str(e))
 for name, text, msg in bad:

@@ -8,7 +8,8 @@
 # one run a line, in the order to make them, each with the settings that
 # put the kernel into its policy (MGLRU on or off, DAMON's lru_sort off or
 # with its thresholds, the module unloaded or loaded with a policy and an
-# anon inactive ratio) and the exact command.  The job applies them, runs
+# anon inactive ratio; on 6.12 a BPF policy attached by its loader) and
+# the exact command.  The job applies them, runs
 # the command in a fresh cgroup and measures; it knows no plan and no
 # policy names.  AWS_PLAN, AWS_BOOT, AWS_REPS and AWS_POLICY_FILTER (the
 # host's, for guest-info.txt) and AWS_RUN_LIMIT come in the handed env.
@@ -24,6 +25,7 @@
 #   workloads.log   the workloads' stderr, prefixed the same way
 #   guest-info.txt  uname, MemTotal, CPUs, swap, page-cluster, module info
 . "$AWS_TOOLS/guest/lib.sh"
+. "$AWS_TOOLS/guest/lib-bpf.sh"
 
 OUT=/tmp/results
 LRU_GEN=/sys/kernel/mm/lru_gen/enabled
@@ -79,6 +81,26 @@ damon_set() {
 }
 mod_loaded() { [ -d /sys/module/anon_workingset ]; }
 
+# The BPF policy attached for the rows that name it (a loader from the
+# first of them to the first row of another policy; the module then
+# hands the global policy back), or none.
+BPF_ON=
+bpf_off() {
+	[ -z "$BPF_ON" ] || bpf_stop "$BPF_ON" TERM
+	BPF_ON=
+}
+# bpf_on NAME: the BPF policy NAME (its object on the tools disk) attached
+# and selected globally, if it is not already
+bpf_on() {
+	[ "$BPF_ON" = "$1" ] && return 0
+	bpf_off
+	if ! bpf_attach "$1" "$1.bpf.o" -g; then
+		echo "# experiment: the BPF policy $1 did not attach: $(tail -n 3 "/tmp/bpf-$1.out" | xargs)"
+		return 1
+	fi
+	BPF_ON=$1
+}
+
 # setup LRU_GEN DAMON MODULE RATIO: put the kernel into a row's policy
 # (MGLRU set with the module unloaded); fails loudly.  A fresh DAMON
 # context per run: its statistics count this run only.
@@ -86,6 +108,7 @@ setup() {
 	local lru=$1 damon=$2 mod=$3 ratio=$4
 	damon_set N || return 1
 	if [ "$mod" = - ]; then
+		bpf_off
 		if mod_loaded && ! rmmod anon_workingset; then
 			echo "# experiment: rmmod failed"
 			return 1
@@ -98,6 +121,11 @@ setup() {
 			return 1
 		fi
 		echo "$ratio" >"$AWS_PARAMS/ratio" || return 1
+		if [ -f "$AWS_BPF/$mod.bpf.o" ]; then
+			bpf_on "$mod" || return 1
+		else
+			bpf_off
+		fi
 		if ! echo "$mod" >"$AWS_PARAMS/policy" || [ "$(get_policy)" != "$mod" ]; then
 			echo "# experiment: the module did not take policy '$mod' (it has: $(tr -d '[]' <"$AWS_PARAMS/policy"))"
 			return 1
@@ -243,9 +271,10 @@ run_one() {
 		$((VM1[workingset_activate_anon] - VM0[workingset_activate_anon]))
 }
 
-# finish: leave the kernel as booted (module unloaded, MGLRU off), record
-# the time
+# finish: leave the kernel as booted (no BPF policy, module unloaded, MGLRU
+# off), record the time
 finish() {
+	bpf_off
 	if mod_loaded && ! rmmod anon_workingset; then
 		echo "# experiment: final rmmod failed"
 		FAILS=$((FAILS + 1))
