@@ -33,6 +33,8 @@ void aws_bpf_exit(void);
 /* the kfuncs BPF policies call (global for their BTF, called by nothing here) */
 u64 aws_bpf_clock(u32 memcg_id, u32 nid);
 void aws_bpf_error(u32 code);
+struct aws_bpf_state;
+u8 *aws_bpf_state_mem(struct aws_bpf_state *state, const size_t rdwr_buf_size);
 #else
 #define AWS_BPF_SLOTS	0
 static inline int aws_bpf_init(void)

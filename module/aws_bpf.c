@@ -22,9 +22,12 @@
  * What a program may do is what a C policy may do, and the verifier checks
  * it before the program can run: read its arguments, write only a
  * refault's workingset_size and quiet and its own state, never sleep.
- * The private state is struct aws_bpf_state, AWS_BPF_STATE_WORDS words
- * per (memcg, node), bounded by the verifier like any struct.  A policy
- * that needs more keeps it in a BPF map.
+ * The private state is what the policy declares (ops.state_size, up to
+ * AWS_BPF_STATE_MAX bytes) per (memcg, node): its first
+ * AWS_BPF_STATE_WORDS words are struct aws_bpf_state, the callbacks'
+ * argument, and aws_bpf_state_mem() gives a program the whole as memory
+ * of a size the verifier bounds and the module checks against the
+ * declaration.  A policy that needs more keeps it in a BPF map.
  *
  * A BPF policy runs in one of AWS_BPF_SLOTS run slots after the registry's
  * policies (aws_runs[], anon_workingset.h).  The slot's struct aws_policy
@@ -34,11 +37,12 @@
  * against policy writes, load and unload; while a policy is attached its
  * map holds a reference on the module, so rmmod waits for the detach.
  *
- * Two kfuncs (BPF functions the module gives its programs, and only
+ * Three kfuncs (BPF functions the module gives its programs, and only
  * them): aws_bpf_clock() reads the calling policy's non-resident clock
- * of a (memcg, node), the clock its shadows are stamped with, and
+ * of a (memcg, node), the clock its shadows are stamped with,
  * aws_bpf_error() asks the module to eject the calling policy, with the
- * code it gives in the reason.  They know the caller from the callback
+ * code it gives in the reason, and aws_bpf_state_mem() gives it its whole
+ * state.  They know the caller from the callback
  * running on this CPU (aws_bpf_current: the thunks set it, with
  * preemption off for the call).
  *
@@ -66,6 +70,7 @@
 #include "aws_trace.h"
 
 #define AWS_BPF_STATE_WORDS	8
+#define AWS_BPF_STATE_MAX	512	/* bytes of state a policy may declare */
 #define AWS_BPF_DESCRIPTION_MAX	64
 
 /* A BPF policy's private state, per (memcg, node). */
@@ -386,10 +391,10 @@ static int aws_bpf_init_member(const struct btf_type *t,
 		k->clock = u->clock;
 		return 1;
 	case offsetof(struct aws_bpf_ops, state_size):
-		if (u->state_size > sizeof(struct aws_bpf_state)) {
-			pr_warn("anon_workingset: BPF policy %.*s: state_size %u, at most %zu\n",
+		if (u->state_size > AWS_BPF_STATE_MAX) {
+			pr_warn("anon_workingset: BPF policy %.*s: state_size %u, at most %d\n",
 				AWS_POLICY_NAME_MAX, u->name, u->state_size,
-				sizeof(struct aws_bpf_state));
+				AWS_BPF_STATE_MAX);
 			return -E2BIG;
 		}
 		k->state_size = u->state_size;
@@ -459,7 +464,10 @@ static void aws_bpf_fill(unsigned int n, struct aws_bpf_ops *ops)
 		.description = slot->description[0] ? slot->description :
 			       "a BPF policy",
 		.clock = ops->clock,
-		.state_size = ops->state_size ? sizeof(struct aws_bpf_state) : 0,
+		/* the callbacks' struct aws_bpf_state at least */
+		.state_size = ops->state_size ?
+			      max_t(u32, round_up(ops->state_size, sizeof(u64)),
+				    sizeof(struct aws_bpf_state)) : 0,
 		.state_init = ops->state_init ? th->state_init : NULL,
 		.new_anon = ops->new_anon ? th->new_anon : NULL,
 		.swapin = ops->swapin ? th->swapin : NULL,
@@ -768,11 +776,30 @@ __bpf_kfunc void aws_bpf_error(u32 code)
 			      0, code);
 }
 
+/*
+ * The calling policy's state @state (its callback's argument) as
+ * @rdwr_buf_size bytes of memory the program may read and write: the
+ * verifier bounds every access by that constant, and this checks it
+ * against what the policy declared.  NULL for more than it declared, a
+ * NULL @state, or a call from outside a callback.
+ */
+__bpf_kfunc u8 *aws_bpf_state_mem(struct aws_bpf_state *state,
+				  const size_t rdwr_buf_size)
+{
+	unsigned int slot = this_cpu_read(aws_bpf_current.slot_nr);
+
+	if (!slot || !state ||
+	    rdwr_buf_size > READ_ONCE(aws_bpf_slots[slot - 1].ops)->state_size)
+		return NULL;
+	return (u8 *)state;
+}
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(aws_bpf_kfunc_ids)
 BTF_ID_FLAGS(func, aws_bpf_clock)
 BTF_ID_FLAGS(func, aws_bpf_error)
+BTF_ID_FLAGS(func, aws_bpf_state_mem, KF_RET_NULL)
 BTF_KFUNCS_END(aws_bpf_kfunc_ids)
 
 /* The kfuncs are for the programs of struct aws_bpf_ops only. */

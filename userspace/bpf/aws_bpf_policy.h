@@ -22,11 +22,23 @@
 /*
  * The module's kfuncs (module/aws_bpf.c), for its policies only: the
  * calling policy's non-resident clock of a (memcg, node), as a shadow
- * stamped now would carry it (0 without a clock), and a way to give up:
- * the module ejects the policy and says it called aws_bpf_error(code).
+ * stamped now would carry it (0 without a clock), a way to give up: the
+ * module ejects the policy and says it called aws_bpf_error(code), and
+ * the policy's whole state (below).
  */
 extern __u64 aws_bpf_clock(__u32 memcg_id, __u32 nid) __ksym;
 extern void aws_bpf_error(__u32 code) __ksym;
+
+/*
+ * State beyond the 64 bytes of struct aws_bpf_state: a policy declares
+ * up to AWS_BPF_STATE_MAX bytes (the module's limit) in .state_size, and
+ * aws_bpf_state_mem(state, N), N a constant, gives a callback the first N
+ * bytes of its state as memory (NULL if it declared fewer, or state is
+ * NULL): check it, then index it within N.
+ */
+#define AWS_BPF_STATE_MAX	512
+extern __u8 *aws_bpf_state_mem(struct aws_bpf_state *state,
+			       unsigned long rdwr_buf_size) __ksym;
 
 /*
  * The decisions several policies share, as module/policies/registry.c has

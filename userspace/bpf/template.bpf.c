@@ -14,7 +14,8 @@
  *
  * As it stands the template is detect (the seed's series) with the
  * baseline's and the seed's other knobs spelled out as the answers stock
- * gives, and a count of long refaults in its state: the bpf suite attaches
+ * gives, and a count and a histogram of long refaults in a state of 448
+ * bytes: the bpf suite attaches
  * it as it is.  It also shows what a decision knows of who and where:
  * each folio's memcg id, node and, while it has a swap slot, its identity
  * (f->id at evict, the same value as r->id when it refaults), and each
@@ -46,6 +47,46 @@ struct {
 /* Counters for the author (aws-bpf-load prints them). */
 __u64 shadows_left, refaults_matched, refaults_unmatched, refaults_moved;
 __u64 distance_agrees, distance_differs;
+__u64 state_sums_agree, state_sums_differ, state_beyond_refused, state_beyond_given;
+
+/*
+ * The state declared below, per (memcg, node): struct aws_bpf_state's
+ * words (word 0: the lruvec's long refaults), then a histogram of those
+ * refaults by log2 of their distance, HIST words, reached through
+ * aws_bpf_state_mem().
+ */
+#define HIST		48
+#define WORDS		(sizeof(struct aws_bpf_state) / sizeof(__u64))
+#define STATE_BYTES	((WORDS + HIST) * sizeof(__u64))
+
+/*
+ * Count a long refault at distance @d in @state's histogram and word 0;
+ * the histogram's sum must be word 0 (counted in state_sums_*).  A
+ * request beyond the declared size must be refused (state_beyond_*).
+ */
+static void count_long(struct aws_bpf_state *state, __u64 d)
+{
+	__u64 *m = (__u64 *)aws_bpf_state_mem(state, STATE_BYTES);
+	__u64 sum = 0;
+	int k, i;
+
+	if (aws_bpf_state_mem(state, AWS_BPF_STATE_MAX))
+		__sync_fetch_and_add(&state_beyond_given, 1);
+	else
+		__sync_fetch_and_add(&state_beyond_refused, 1);
+	if (!m)
+		return;
+	for (k = 0; k < HIST - 1 && (d >> (k + 1)); k++)
+		;
+	m[WORDS + k]++;
+	m[0]++;		/* state->words[0] */
+	for (i = 0; i < HIST; i++)
+		sum += m[WORDS + i];
+	if (sum == m[0])
+		__sync_fetch_and_add(&state_sums_agree, 1);
+	else
+		__sync_fetch_and_add(&state_sums_differ, 1);
+}
 
 /*
  * The decisions that always give one answer, one line each
@@ -115,7 +156,7 @@ enum aws_decision BPF_PROG(template_refault, struct aws_refault *r,
 	if (r->distance <= r->workingset_size)
 		return AWS_YES;
 	if (state)			/* NULL: no memcg, or no state */
-		state->words[0]++;	/* long refaults of this lruvec */
+		count_long(state, r->distance);
 	return AWS_NO;
 }
 
@@ -151,8 +192,9 @@ struct aws_bpf_ops template = {
 	.state_init = (void *)template_state_init,
 	/* AWS_CLOCK_NONE, _ANON (a clock of its own) or _SHARED (stock's) */
 	.clock = AWS_CLOCK_ANON,
-	/* bytes of state per (memcg, node): 0 or up to 64 (state->words[8]) */
-	.state_size = sizeof(__u64),
+	/* bytes of state per (memcg, node): 0, or up to AWS_BPF_STATE_MAX
+	 * (the first 64 are state->words[8], the whole aws_bpf_state_mem()) */
+	.state_size = STATE_BYTES,
 	/* 1 to 8 of [a-z0-9_], unique among the running policies */
 	.name = "template",
 	.description = "every member, to copy: detect, counting long refaults",

@@ -336,9 +336,24 @@ if bpf_attach template template.bpf.o -g; then
 		fail template_matches_evictions_by_identity "globals '${g:-none}' (traced refaults" \
 			"${E[policy_template_aws_refault]:-0})"
 	fi
+	# State of the size it declares: the template declares 448 bytes
+	# per (memcg, node), keeps a histogram of its long refaults past the
+	# 64 of struct aws_bpf_state through aws_bpf_state_mem(), and checks
+	# at each one that the histogram's sum is word 0 of the same state;
+	# asked for 512 bytes, more than it declared, the kfunc must refuse.
+	# Catches state that is not per lruvec, not kept or not zeroed past
+	# the first 64 bytes, and a kfunc that hands out more than declared.
+	agree=$(gv state_sums_agree) differ=$(gv state_sums_differ)
+	refused=$(gv state_beyond_refused) given=$(gv state_beyond_given)
+	if [ "${agree:-0}" -gt 100 ] && [ "$differ" = 0 ] && [ "${refused:-0}" -gt 0 ] && [ "$given" = 0 ]; then
+		ok "template_state_of_declared_size # 448 bytes: the histogram's sum was the count at $agree long refaults, never not; 512 asked: refused $refused times"
+	else
+		fail template_state_of_declared_size "sums agree ${agree:-none}, differ ${differ:-none}; beyond refused ${refused:-none}, given ${given:-none}"
+	fi
 else
 	fail template_takes_detects_decisions "it did not attach: $(tail -n 3 /tmp/bpf-template.out | tr '\n' ' ')"
 	fail template_matches_evictions_by_identity "it did not attach"
+	fail template_state_of_declared_size "it did not attach"
 fi
 
 # --- siblings: bdetect and detect at once ------------------------------------
@@ -648,7 +663,7 @@ refused sleepable "sleepable programs are refused"
 refused legacy "attach it with a link"
 refused bad_name "a BPF policy's name must be"
 refused bad_clock "clock 3 is none of AWS_CLOCK_NONE, _ANON, _SHARED"
-refused big_state "state_size 65, at most 64"
+refused big_state "state_size 513, at most 512"
 refused no_decision "takes no decision (that is stock)"
 refused no_judge "stamps shadows (evict, a clock) but judges no refault"
 # Every slot taken: four policies of four names fill the module's four

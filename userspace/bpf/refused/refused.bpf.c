@@ -95,7 +95,7 @@ struct aws_bpf_ops refused = {
 	.clock = AWS_CLOCK_ANON,
 #endif
 #ifdef AWS_CASE_BIG_STATE
-	.state_size = sizeof(struct aws_bpf_state) + 1,
+	.state_size = AWS_BPF_STATE_MAX + 1,
 #else
 	.state_size = sizeof(__u64),
 #endif
