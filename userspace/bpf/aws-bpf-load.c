@@ -263,11 +263,6 @@ static bool rodata_one(const char *var, unsigned char *value, unsigned int size,
 	return true;
 }
 
-/*
- * -s VAR=N: set @obj's const volatile integer VAR in its .rodata, before
- * the load; false, with a message (the variables there are), if it has
- * none of that name or N does not fit.
- */
 /* @arg (-@opt's) as VAR=N into @r; false, with a message, if it is not. */
 static bool parse_set(struct rodata_set *r, const char *arg, char opt)
 {
@@ -286,17 +281,22 @@ static bool parse_set(struct rodata_set *r, const char *arg, char opt)
 	return true;
 }
 
-static bool set_rodata(struct bpf_object *obj, const char *arg)
+/*
+ * -s (or -u, @opt) VAR=N: set @obj's const volatile integer VAR in its
+ * .rodata, before the load; false, with a message (the variables there
+ * are), if it has none of that name or N does not fit.
+ */
+static bool set_rodata(struct bpf_object *obj, const char *arg, char opt)
 {
 	static const char *const rodata[] = { ".rodata", NULL };
 	struct rodata_set r;
 
-	if (!parse_set(&r, arg, 's'))
+	if (!parse_set(&r, arg, opt))
 		return false;
 	if (for_each_global(obj, rodata, rodata_one, &r))
 		return !r.too_big;
-	fprintf(stderr, "aws-bpf-load: -s %s: no such const volatile integer; there are:%s\n",
-		arg, r.names[0] ? r.names : " none");
+	fprintf(stderr, "aws-bpf-load: -%c %s: no such const volatile integer; there are:%s\n",
+		opt, arg, r.names[0] ? r.names : " none");
 	return false;
 }
 
@@ -433,7 +433,7 @@ static struct bpf_object *load_policy(const struct load_args *a,
 		memcpy(*name, a->rename, strlen(a->rename));
 	}
 	for (i = 0; i < n; i++) {
-		if (!set_rodata(obj, a->sets[i])) {
+		if (!set_rodata(obj, a->sets[i], i < a->nsets ? 's' : 'u')) {
 			*status = 2;
 			goto fail;
 		}

@@ -12,9 +12,9 @@
  * A line is an event when one of its words is "aws_NAME:"; the words
  * after it are its FIELD=VALUE pairs.  Any other line only counts, as
  * report_lost, when it says events were dropped or lost.  Numbers are
- * read as awk reads them (a decimal prefix, 0 when there is none), and
- * the two fields compared as text (id, workingset_size against
- * active_anon) are compared as text.
+ * read as awk reads them (a decimal prefix, 0 when there is none); two
+ * comparisons are of the text, as the awk's were: an id against "0" and
+ * "0x0", and workingset_size against active_anon.
  *
  *   aws-trace-summary [FILE]      FILE or standard input
  */

@@ -10,8 +10,8 @@
 # refault in another cgroup.  THP swap-out runs on zram: it needs a
 # non-rotational device.  Every window must really have swapped in (pswpin
 # grew during it), and every verifying run is judged on its verification,
-# OOM-killed ones included.  On 6.12, BPF policies are attached and
-# detached again and again while such loads swap.
+# OOM-killed ones included.  On 6.12, BPF policies are attached,
+# updated and detached again and again while such loads swap.
 #   STRESS_SECONDS (default 8): seconds per policy and timed load.
 #   LIMIT_MB (default 48): the cgroup limit L; the loads are 2L (8L/3
 #   where swap must run out), so the oversubscription stays 2x.
@@ -266,10 +266,12 @@ diag "refaults $(aws_stat refaults), stale $(aws_stat refaults_stale)"
 # aws-randw in cgroup rw and stress-ng's vm stressor in cgroup sng, run
 # while bdetect is attached to rw's cgroup through its link and detached
 # again, then attached globally and detached, BPF_CHURN times in all,
-# stopped by SIGTERM and SIGKILL by turns after 0.3 s attached.  Every
-# attach must take, every policy must be gone after its loader, none
-# ejected, rw's cgroup back on its own policy ("default"), and both loads
-# must verify with no OOM kill.
+# each time updated in place once (SIGHUP: its program replaced through
+# the link while the hooks call it), stopped by SIGTERM and SIGKILL by
+# turns after 0.3 s attached.  Every attach and update must take, every
+# policy must be gone after its loader, none ejected, rw's cgroup back on
+# its own policy ("default"), and both loads must verify with no OOM
+# kill.
 BPF_CHURN=8
 case $(uname -r) in
 6.1.*)
@@ -293,6 +295,7 @@ case $(uname -r) in
 			break
 		fi
 		sleep 0.3
+		bpf_update churn || why+=" update $i ($where) failed: $(tail -n 1 /tmp/bpf-churn.out);"
 		if ((i % 4 < 2)); then bpf_stop churn TERM; else bpf_stop churn KILL; fi
 		if tr -d '[]' <"$AWS_PARAMS/policy" | tr ' ' '\n' | grep -qx bdetect; then
 			why+=" bdetect listed after stop $i;"
