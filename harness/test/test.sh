@@ -284,16 +284,15 @@ else
 	# The test guests on two cores: three lanes take the busy guests
 	# from one queue, longest first, each to the first free lane, and a
 	# fourth runs the guests that mostly wait (fidelity's test-d waits on
-	# memcg stat flushes: 73 s wall, 25 s of CPU; then the negative
-	# guest).  Warm on 6.12 (2026-12-07): test-b 135 s wall and 83 s of
-	# CPU, the BPF guest 131 s and 70 s, test-a 112 s and 68 s, make
-	# run's guests 40 s and 39 s, test-c 32 s and 30 s.  A lone guest
-	# keeps its host thread busy about 77 % of its wall time, so three
-	# busy lanes fill the two cores; with test-d in the shared queue it
-	# started only when test-a ended, and the two bounded the run
-	# (191 s: 112 + 75), while four busy lanes cost each guest more CPU
-	# than the idle time they filled (a whole run used 368 s of CPU
-	# against 337 s).
+	# memcg stat flushes: 94 s wall, 29 s of CPU; then the negative
+	# guest).  Warm on 6.12 at 2a0a862: test-b 136 s wall and 72 s of
+	# CPU, test-a 128 s and 71 s, the BPF guest 96 s and 39 s, make
+	# run's guests about 40 s and 39 s, test-c 32 s and 31 s.  A lone
+	# guest keeps its host thread busy about 77 % of its wall time, so
+	# three busy lanes fill the two cores; with test-d in the shared
+	# queue it started only when test-a ended, and the two bounded the
+	# run, while four busy lanes cost each guest more CPU than the idle
+	# time they filled (a whole run used 368 s of CPU against 337 s).
 	BUSY=(test-b test-a)
 	BPF_STAGE=
 	if [ "$AWS_KVER" != 6.1 ]; then
