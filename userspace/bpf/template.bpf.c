@@ -60,9 +60,10 @@ __u64 state_sums_agree, state_sums_differ, state_beyond_refused, state_beyond_gi
 #define STATE_BYTES	((WORDS + HIST) * sizeof(__u64))
 
 /*
- * Count a long refault at distance @d in @state's histogram and word 0;
- * the histogram's sum must be word 0 (counted in state_sums_*).  A
- * request beyond the declared size must be refused (state_beyond_*).
+ * Count a long refault at distance @d in @state's histogram and word 0.
+ * At every 64th (so that a state that is not kept never gets there) the
+ * histogram's sum must be word 0 (state_sums_*) and a request beyond
+ * the declared size must be refused (state_beyond_*).
  */
 static void count_long(struct aws_bpf_state *state, __u64 d)
 {
@@ -70,22 +71,20 @@ static void count_long(struct aws_bpf_state *state, __u64 d)
 	__u64 sum = 0;
 	int k, i;
 
-	if (aws_bpf_state_mem(state, AWS_BPF_STATE_MAX))
-		__sync_fetch_and_add(&state_beyond_given, 1);
-	else
-		__sync_fetch_and_add(&state_beyond_refused, 1);
 	if (!m)
 		return;
 	for (k = 0; k < HIST - 1 && (d >> (k + 1)); k++)
 		;
 	m[WORDS + k]++;
-	m[0]++;		/* state->words[0] */
+	if (++m[0] % 64)	/* state->words[0] */
+		return;
 	for (i = 0; i < HIST; i++)
 		sum += m[WORDS + i];
-	if (sum == m[0])
-		__sync_fetch_and_add(&state_sums_agree, 1);
+	__sync_fetch_and_add(sum == m[0] ? &state_sums_agree : &state_sums_differ, 1);
+	if (aws_bpf_state_mem(state, AWS_BPF_STATE_MAX))
+		__sync_fetch_and_add(&state_beyond_given, 1);
 	else
-		__sync_fetch_and_add(&state_sums_differ, 1);
+		__sync_fetch_and_add(&state_beyond_refused, 1);
 }
 
 /*
