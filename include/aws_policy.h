@@ -76,60 +76,16 @@
 #ifndef _AWS_POLICY_H
 #define _AWS_POLICY_H
 
-#include "aws_core.h"
-
-enum aws_decision {
-	AWS_NO,
-	AWS_YES,
-};
-
-/* What a decision may know about the folio concerned. */
-struct aws_folio {
-	unsigned long nr_pages;
-	bool swapbacked;	/* anon or shmem */
-	bool workingset;	/* PG_workingset */
-	/* the memory cgroup it is charged to (its id, 0: none), its node */
-	unsigned int memcg_id;
-	unsigned int nid;
-	/*
-	 * Who the page is while it is in the swap cache, the value
-	 * aws_refault.id has when it refaults from that slot: set for evict,
-	 * and for swapin and swapin_mapped (the module: its swap entry; the
-	 * simulator: the page id + 1); 0 when it has no slot.  A policy can
-	 * match an eviction with its refault by it.
-	 */
-	unsigned long id;
-};
-
-/* A refault of one of the policy's shadows. */
-struct aws_refault {
-	unsigned long nr_pages;
-	/* clock ticks between eviction and now, on the policy's clock */
-	unsigned long distance;
-	/* the folio was PG_workingset (had been active) when evicted */
-	bool workingset;
-	/* LRU sizes of the lruvec that evicted it */
-	struct aws_lru_sizes sizes;
-	/*
-	 * Who the page is, the same value every time the same page refaults
-	 * (0: unknown).  The simulator passes the page id + 1, the module the
-	 * swap entry (stable while the page keeps its swap slot).
-	 */
-	unsigned long id;
-	/* out: what the distance was compared with */
-	unsigned long workingset_size;
-	/*
-	 * out, read only with YES: a quiet activation.  A stock refault
-	 * activation is counted in WORKINGSET_ACTIVATE_ANON, and 6.1's
-	 * prepare_scan_count() ages the active list in the next reclaim
-	 * whenever that counter moved ("a new workingset is being
-	 * established").  A quiet one is left out of that counter (and of
-	 * memory.stat's workingset_activate_anon; the module counts it as
-	 * quiet_activations), so it does not make reclaim age the active
-	 * list.  false, the default, keeps stock's semantics.
-	 */
-	bool quiet;
-};
+#ifdef AWS_TARGET_BPF
+/*
+ * A policy file compiled as BPF (userspace/bpf/Makefile): the types of
+ * aws_policy_types.h and aws_core.h come from the module's BTF, and the
+ * framework's side of this header (the registry, struct aws_policy) is
+ * not there.
+ */
+#include "aws_bpf_policy.h"
+#else
+#include "aws_policy_types.h"
 
 struct aws_policy {
 	const char *name;		/* at most AWS_POLICY_NAME_MAX chars */
@@ -173,8 +129,6 @@ extern const struct aws_policy
 extern const unsigned int aws_nr_policies;
 extern const struct aws_policy *const aws_policy_default;
 
-/* Helpers for policy files. */
-
 /*
  * Decisions several policies take, for their tables (defined once, in
  * module/policies/registry.c): always yes, always no, and the seed's file
@@ -185,15 +139,32 @@ enum aws_decision aws_no(const struct aws_folio *f, void *state);
 unsigned long aws_file_workingset_active(const struct aws_lru_sizes *s,
 					 unsigned long stock_size);
 
+#endif /* !AWS_TARGET_BPF */
+
+/* Helpers for policy files. */
+
 /* a + b, saturating at ~0UL (sizes summed from racy counters). */
 static inline unsigned long aws_sat_add(unsigned long a, unsigned long b)
 {
 	return a + b < a ? ~0UL : a + b;
 }
 
+/*
+ * a * b, saturating at ~0UL, from products of half words: clang makes a
+ * 128-bit multiply (which BPF lacks) of the test a > ~0UL / b.
+ */
 static inline unsigned long aws_sat_mul(unsigned long a, unsigned long b)
 {
-	return b && a > ~0UL / b ? ~0UL : a * b;
+	const unsigned int half = 4 * sizeof(unsigned long);
+	unsigned long lo = (1UL << half) - 1;
+	unsigned long cross;
+
+	if ((a >> half) && (b >> half))
+		return ~0UL;
+	cross = (a >> half) * (b & lo) + (a & lo) * (b >> half);
+	if (cross >> half)
+		return ~0UL;
+	return aws_sat_add(cross << half, (a & lo) * (b & lo));
 }
 
 /*
@@ -331,6 +302,7 @@ static inline unsigned long aws_ratio_for_target(const struct aws_lru_sizes *s,
 	return s->active_anon / s->inactive_anon + 1;
 }
 
+#ifndef AWS_TARGET_BPF
 /* True for a policy that takes no decision: stock 6.1. */
 static inline bool aws_policy_is_stock(const struct aws_policy *p)
 {
@@ -372,5 +344,101 @@ static inline unsigned long aws_policy_ratio(const struct aws_policy *p,
 		return p->inactive_ratio(s, stock_ratio, state);
 	return stock_ratio;
 }
+
+#endif /* !AWS_TARGET_BPF */
+
+/*
+ *		One source, every target
+ *
+ * A policy file that declares its decisions and its table with the macros
+ * below compiles unchanged into the module and the simulator (a struct
+ * aws_policy named aws_policy_NAME, called directly) and, with
+ * AWS_TARGET_BPF, into a BPF struct_ops object (a struct aws_bpf_ops named
+ * bNAME, of policy name "bNAME": userspace/bpf/Makefile builds one for
+ * every file of its SHARED list; the simulator builds the same, twins.c).
+ * Only how a decision is declared and how it reaches its state differ:
+ *
+ *   AWS_ON_NEW_ANON(prog), AWS_ON_SWAPIN, AWS_ON_SWAPIN_MAPPED,
+ *   AWS_ON_EVICT, AWS_ON_AGE, AWS_ON_FIRST_REFERENCE, AWS_ON_KEEP_ACTIVE
+ *				a folio decision: f, state
+ *   AWS_ON_REFAULT(prog)		r, state
+ *   AWS_ON_INACTIVE_RATIO(prog)	sizes, stock_ratio, state
+ *   AWS_ON_FILE_WORKINGSET(prog)	sizes, stock_size
+ *   AWS_ON_STATE_INIT(prog)		state
+ *   AWS_STATE(type, state)		the state as a type * (NULL: none; in BPF
+ *				the kfunc aws_bpf_state_mem() bounds it, and
+ *				wants it checked for NULL first)
+ *   AWS_DEFINE_POLICY(name) = { ... }	the table: .name = AWS_NAME("name"),
+ *				each decision .member = AWS_PROG(prog)
+ *
+ * A BPF program serves one member, so a file that answers two members
+ * alike declares two decisions.  The state's type must fit
+ * AWS_BPF_STATE_MAX bytes, and what a decision calls must be in the file
+ * or in this header.
+ */
+#ifdef AWS_TARGET_BPF
+/* The kfunc wants a pointer checked for NULL, and a constant size. */
+static __always_inline void *aws_state_mem(struct aws_bpf_state *state,
+					   unsigned long size)
+{
+	return state ? aws_bpf_state_mem(state, size) : NULL;
+}
+
+#define AWS_FOLIO_PROG(sec, prog)					\
+	SEC(sec) enum aws_decision BPF_PROG(prog, const struct aws_folio *f, \
+					    struct aws_bpf_state *state)
+#define AWS_ON_NEW_ANON(prog)	AWS_FOLIO_PROG("struct_ops/new_anon", prog)
+#define AWS_ON_SWAPIN(prog)	AWS_FOLIO_PROG("struct_ops/swapin", prog)
+#define AWS_ON_SWAPIN_MAPPED(prog) AWS_FOLIO_PROG("struct_ops/swapin_mapped", prog)
+#define AWS_ON_EVICT(prog)	AWS_FOLIO_PROG("struct_ops/evict", prog)
+#define AWS_ON_AGE(prog)	AWS_FOLIO_PROG("struct_ops/age", prog)
+#define AWS_ON_FIRST_REFERENCE(prog) AWS_FOLIO_PROG("struct_ops/first_reference", prog)
+#define AWS_ON_KEEP_ACTIVE(prog) AWS_FOLIO_PROG("struct_ops/keep_active", prog)
+#define AWS_ON_REFAULT(prog)						\
+	SEC("struct_ops/refault")					\
+	enum aws_decision BPF_PROG(prog, struct aws_refault *r,	\
+				   struct aws_bpf_state *state)
+#define AWS_ON_INACTIVE_RATIO(prog)					\
+	SEC("struct_ops/inactive_ratio")				\
+	unsigned long BPF_PROG(prog, const struct aws_lru_sizes *sizes,	\
+			       unsigned long stock_ratio,		\
+			       struct aws_bpf_state *state)
+#define AWS_ON_FILE_WORKINGSET(prog)					\
+	SEC("struct_ops/file_workingset")				\
+	unsigned long BPF_PROG(prog, const struct aws_lru_sizes *sizes,	\
+			       unsigned long stock_size)
+#define AWS_ON_STATE_INIT(prog)						\
+	SEC("struct_ops/state_init")					\
+	void BPF_PROG(prog, struct aws_bpf_state *state)
+#define AWS_STATE(type, state)	((type *)aws_state_mem((state), sizeof(type)))
+#define AWS_PROG(prog)		((void *)(prog))
+#define AWS_NAME(name)		"b" name
+#define AWS_DEFINE_POLICY(name)						\
+	AWS_BPF_LICENSE;						\
+	SEC(".struct_ops.link") struct aws_bpf_ops b##name
+#else
+#define AWS_FOLIO_PROG(prog)						\
+	static enum aws_decision prog(const struct aws_folio *f, void *state)
+#define AWS_ON_NEW_ANON(prog)	AWS_FOLIO_PROG(prog)
+#define AWS_ON_SWAPIN(prog)	AWS_FOLIO_PROG(prog)
+#define AWS_ON_SWAPIN_MAPPED(prog) AWS_FOLIO_PROG(prog)
+#define AWS_ON_EVICT(prog)	AWS_FOLIO_PROG(prog)
+#define AWS_ON_AGE(prog)	AWS_FOLIO_PROG(prog)
+#define AWS_ON_FIRST_REFERENCE(prog) AWS_FOLIO_PROG(prog)
+#define AWS_ON_KEEP_ACTIVE(prog) AWS_FOLIO_PROG(prog)
+#define AWS_ON_REFAULT(prog)						\
+	static enum aws_decision prog(struct aws_refault *r, void *state)
+#define AWS_ON_INACTIVE_RATIO(prog)					\
+	static unsigned long prog(const struct aws_lru_sizes *sizes,	\
+				  unsigned long stock_ratio, void *state)
+#define AWS_ON_FILE_WORKINGSET(prog)					\
+	static unsigned long prog(const struct aws_lru_sizes *sizes,	\
+				  unsigned long stock_size)
+#define AWS_ON_STATE_INIT(prog)	static void prog(void *state)
+#define AWS_STATE(type, state)	((type *)(state))
+#define AWS_PROG(prog)		(prog)
+#define AWS_NAME(name)		name
+#define AWS_DEFINE_POLICY(name)	const struct aws_policy aws_policy_##name
+#endif
 
 #endif /* _AWS_POLICY_H */

@@ -260,10 +260,11 @@ def matches(name, globs):
 
 def cells(plan, args="", damon=True, bpf=True):
     """The cells the selection ARGS keeps, in the plan's order, each a dict:
-    name, boot (main or global), limit, swap, cmd, reps and policies (every
+    name, boot (main or global), limit, swap, cmd, reps, policies (every
     one named, "all" expanded for a kernel with or without DAMON, then
-    filtered; a BPF policy refused on a kernel without BPF policies); a
-    cell no policy is left for is left out."""
+    filtered) and left_out: on a kernel without BPF policies, the plan's
+    BPF policies that a glob selected (one the selection names is
+    refused); a cell no policy is left for is left out."""
     header, plan_cells = check(plan)
     sel = parse_args(args)
     out = []
@@ -276,15 +277,18 @@ def cells(plan, args="", damon=True, bpf=True):
         if not damon and any(POLICY.match(p).group(1) in DAMON for p in pols):
             raise PlanError("cell %s: this kernel has no DAMON lru_sort for %s"
                             % (c["name"], " ".join(p for p in pols if p in DAMON)))
-        bpf_named = [p for p in pols if POLICY.match(p).group(1) in bpf_policies()]
-        if not bpf and bpf_named:
+        bpf_named = [p for p in pols if POLICY.match(p).group(1) in bpf_policies()] if not bpf else []
+        asked = [p for p in bpf_named if p in sel.get("policies", "").split(":")]
+        if asked:
             raise PlanError("cell %s: %s: a BPF policy, on 6.12 only (KVER=6.12)"
-                            % (c["name"], " ".join(bpf_named)))
+                            % (c["name"], " ".join(asked)))
+        pols = [p for p in pols if p not in bpf_named]
         if not pols:
             continue
         out.append({"name": c["name"], "boot": "global" if c["limit"] == "global" else "main",
                     "limit": c["limit"], "swap": c.get("swap", header["swap"]), "cmd": c["run"],
-                    "reps": int(sel.get("n", header["reps"])), "policies": pols})
+                    "reps": int(sel.get("n", header["reps"])), "policies": pols,
+                    "left_out": bpf_named})
     return out
 
 

@@ -367,6 +367,10 @@ def run(a):
     if not cells:
         raise RunError("ONLY/POLICIES (selection '%s') select no cell of plan '%s'"
                        % (selection, plan))
+    for c in cells:
+        if c["left_out"]:
+            print("note: cell %s: %s left out: BPF policies run on 6.12 only (KVER=6.12)"
+                  % (c["name"], " ".join(c["left_out"])))
     jobs = int(a.jobs) if a.jobs else default_jobs(header["guest-mem"])
     cost = schedule.costs(cells, header["global-guest-mem"],
                           schedule.earlier_runs([RESULTS, os.path.join(TOP, "results")], plan,

@@ -61,6 +61,14 @@ mkdir -p "$OUT"
 	die "bpftool cannot dump the BTF of $KO"
 grep -q '^struct aws_bpf_ops {' "$OUT/aws_vmlinux.h" ||
 	die "$KO has no struct aws_bpf_ops in its BTF (was it built without BPF policies?)"
+# The module's BTF also has the types its policy files define (their
+# states, struct aws_displaced), which the same files define again when
+# built as BPF (userspace/bpf/Makefile's SHARED): the dump's are renamed.
+own=$( { awk '/^#else/ { c = 1 } /^#endif \/\* !AWS_TARGET_BPF/ { c = 0 }
+	      !c && /^struct [a-z0-9_]+ \{$/ { print $2 }' "$AWS_TOP/include/aws_policy.h"
+	 sed -n 's/^struct \([a-z0-9_]*\) {$/\1/p' "$AWS_TOP"/module/policies/*.c; } |
+	sort -u | paste -sd'|')
+[ -n "$own" ] && sed -E -i "s/\<struct ($own)\>/struct \1___btf/g" "$OUT/aws_vmlinux.h"
 run_logged "$AWS_LOGS/bpf-$VARIANT.log" make -C "$AWS_TOP/userspace/bpf" O="$OUT" \
 	LIBBPF="$TOOLS/libbpf/libbpf.a" LIBBPF_INCLUDE="$TOOLS/inst/include" ||
 	die "BPF programs or loader failed to build, see $AWS_LOGS/bpf-$VARIANT.log"

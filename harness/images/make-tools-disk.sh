@@ -50,7 +50,7 @@ if [ "$AWS_KVER" = 6.12 ]; then
 	BPF=$(aws_kdir bpf "$VARIANT")
 	[ -f "$BPF/.aws-key" ] || die "$BPF is not built (run: make bpf KVER=6.12 VARIANT=$VARIANT)"
 	mkdir -p "$STAGE/bpf"
-	cp -a "$BPF"/*.bpf.o "$BPF/aws-bpf-load" "$BPF/bpftool" "$STAGE/bpf/"
+	cp -a "$BPF"/*.bpf.o "$BPF/shared.list" "$BPF/aws-bpf-load" "$BPF/bpftool" "$STAGE/bpf/"
 	# the user's own, built by make bpf-policy (build-bpf-policy.sh)
 	USER_BPF=$AWS_BUILD/bpf-user$AWS_KSFX-$VARIANT
 	if compgen -G "$USER_BPF/*.bpf.o" >/dev/null; then

@@ -16,25 +16,45 @@
  */
 #include "aws_policy.h"
 
-static enum aws_decision detect_evict(const struct aws_folio *f, void *state)
+AWS_ON_EVICT(detect_evict)
 {
 	return f->nr_pages == 1 ? AWS_YES : AWS_NO;
 }
 
-static enum aws_decision detect_refault(struct aws_refault *r, void *state)
+AWS_ON_REFAULT(detect_refault)
 {
 	r->workingset_size = r->sizes.active_anon;
 	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
 }
 
-const struct aws_policy aws_policy_detect = {
-	.name = "detect",
+AWS_ON_NEW_ANON(detect_new_anon)
+{
+	return AWS_NO;	/* start inactive */
+}
+
+AWS_ON_SWAPIN(detect_swapin)
+{
+	return AWS_YES;	/* PG_workingset for PSI */
+}
+
+AWS_ON_AGE(detect_age)
+{
+	return AWS_YES;	/* activations age the anon clock */
+}
+
+AWS_ON_FILE_WORKINGSET(detect_file_workingset)
+{
+	return sizes->active_file;	/* the seed's file rule */
+}
+
+AWS_DEFINE_POLICY(detect) = {
+	.name = AWS_NAME("detect"),
 	.description = "seed 1-7: inactive-first, anon shadows on an anon clock",
 	.clock = AWS_CLOCK_ANON,
-	.new_anon = aws_no,		/* start inactive */
-	.swapin = aws_yes,		/* PG_workingset for PSI */
-	.evict = detect_evict,
-	.refault = detect_refault,
-	.age = aws_yes,			/* activations age the anon clock */
-	.file_workingset = aws_file_workingset_active,
+	.new_anon = AWS_PROG(detect_new_anon),
+	.swapin = AWS_PROG(detect_swapin),
+	.evict = AWS_PROG(detect_evict),
+	.refault = AWS_PROG(detect_refault),
+	.age = AWS_PROG(detect_age),
+	.file_workingset = AWS_PROG(detect_file_workingset),
 };

@@ -141,22 +141,22 @@ struct hold_state {
  * Every eviction ticks, by nr_pages (a THP counts as the 512 pages its
  * refaults will be, since 6.1 swaps in order 0).
  */
-static enum aws_decision hold_evict(const struct aws_folio *f, void *state)
+AWS_ON_EVICT(hold_evict)
 {
-	struct hold_state *s = state;
+	struct hold_state *s = AWS_STATE(struct hold_state, state);
 
 	if (s)
 		aws_displaced_evict(&s->d, f);
 	return AWS_YES;
 }
 
-static enum aws_decision hold_refault(struct aws_refault *r, void *state)
+AWS_ON_REFAULT(hold_refault)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
 	unsigned long resident = aws_sat_add(z->active_anon, z->inactive_anon);
 	unsigned long h = aws_hash16(r->id >> HOLD_RUN_SHIFT);
 	bool fits = r->distance <= z->active_anon;
-	struct hold_state *s = state;
+	struct hold_state *s = AWS_STATE(struct hold_state, state);
 	unsigned long ratio, target;
 
 	r->workingset_size = z->active_anon;
@@ -175,10 +175,9 @@ static enum aws_decision hold_refault(struct aws_refault *r, void *state)
  * 6.1's int_sqrt(10 * GiB), without its floor of 1 below 1 GiB; the
  * refault rules size the active list's target with the same answer.
  */
-static unsigned long hold_inactive_ratio(const struct aws_lru_sizes *sizes,
-					 unsigned long stock_ratio, void *state)
+AWS_ON_INACTIVE_RATIO(hold_inactive_ratio)
 {
-	struct hold_state *s = state;
+	struct hold_state *s = AWS_STATE(struct hold_state, state);
 	unsigned long ratio = stock_ratio > HOLD_RATIO ? stock_ratio : HOLD_RATIO;
 
 	if (s)
@@ -186,16 +185,36 @@ static unsigned long hold_inactive_ratio(const struct aws_lru_sizes *sizes,
 	return ratio;
 }
 
-const struct aws_policy aws_policy_hold = {
-	.name = "hold",
+AWS_ON_NEW_ANON(hold_new_anon)
+{
+	return AWS_NO;	/* start inactive */
+}
+
+AWS_ON_AGE(hold_age)
+{
+	return AWS_NO;	/* only evictions and admissions tick */
+}
+
+AWS_ON_KEEP_ACTIVE(hold_keep_active)
+{
+	return AWS_YES;	/* a referenced page stays */
+}
+
+AWS_ON_FILE_WORKINGSET(hold_file_workingset)
+{
+	return sizes->active_file;	/* the seed's file rule */
+}
+
+AWS_DEFINE_POLICY(hold) = {
+	.name = AWS_NAME("hold"),
 	.description = "keep a stable resident set, displace only what stays away",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct hold_state),
-	.new_anon = aws_no,		/* start inactive */
-	.evict = hold_evict,		/* every folio; counts displaced ones */
-	.refault = hold_refault,	/* displacement, stable subset */
-	.age = aws_no,			/* only evictions and admissions tick */
-	.keep_active = aws_yes,		/* a referenced active page stays */
-	.inactive_ratio = hold_inactive_ratio,
-	.file_workingset = aws_file_workingset_active,
+	.new_anon = AWS_PROG(hold_new_anon),
+	.evict = AWS_PROG(hold_evict),	/* every folio; counts displaced ones */
+	.refault = AWS_PROG(hold_refault), /* displacement, stable subset */
+	.age = AWS_PROG(hold_age),
+	.keep_active = AWS_PROG(hold_keep_active),
+	.inactive_ratio = AWS_PROG(hold_inactive_ratio),
+	.file_workingset = AWS_PROG(hold_file_workingset),
 };

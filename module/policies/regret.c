@@ -57,7 +57,7 @@
  *    within resident anon, is a swap-in two looks would have saved: a
  *    page that was used more than once, pushed out by pages let in on
  *    one look.
- *
+ * *
  * Two looks are the start. Starting with one (REGRET_PROMOTE_START=1)
  * keeps more of the windows in the simulator, and in the guest kept
  * fewer and cost scans up to 2.5x (docs/regret.md).
@@ -121,23 +121,22 @@ struct regret_state {
 	unsigned long stock_ratio; /* 6.1's inactive ratio, last asked */
 };
 
-static void regret_state_init(void *state)
+AWS_ON_STATE_INIT(regret_state_init)
 {
-	struct regret_state *s = state;
+	struct regret_state *s = AWS_STATE(struct regret_state, state);
 
-	s->promote = REGRET_PROMOTE_START;
+	if (s)
+		s->promote = REGRET_PROMOTE_START;
 }
 
-static bool regret_holding(const void *state)
+static bool regret_holding(const struct regret_state *s)
 {
-	const struct regret_state *s = state;
-
 	return s && s->hold;
 }
 
-static enum aws_decision regret_evict(const struct aws_folio *f, void *state)
+AWS_ON_EVICT(regret_evict)
 {
-	struct regret_state *s = state;
+	struct regret_state *s = AWS_STATE(struct regret_state, state);
 	unsigned long window;
 
 	if (!s)
@@ -207,13 +206,13 @@ static unsigned long regret_choose(unsigned long runs, unsigned long for_it,
 	return for_it > floor && for_it > against;
 }
 
-static enum aws_decision regret_refault(struct aws_refault *r, void *state)
+AWS_ON_REFAULT(regret_refault)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
 	unsigned long resident = aws_sat_add(z->active_anon, z->inactive_anon);
 	unsigned long h = aws_hash16(r->id >> REGRET_RUN_SHIFT);
 	unsigned long target = resident / (REGRET_RATIO + 1) * REGRET_RATIO;
-	struct regret_state *s = state;
+	struct regret_state *s = AWS_STATE(struct regret_state, state);
 
 	if (s) {
 		aws_displaced_refault(&s->d, r, resident);
@@ -234,51 +233,58 @@ static enum aws_decision regret_refault(struct aws_refault *r, void *state)
 }
 
 /* Stock's activations age the clock; hold's are admissions already. */
-static enum aws_decision regret_age(const struct aws_folio *f, void *state)
+AWS_ON_AGE(regret_age)
 {
-	return regret_holding(state) ? AWS_NO : AWS_YES;
+	return regret_holding(AWS_STATE(struct regret_state, state)) ?
+	       AWS_NO : AWS_YES;
 }
 
-static enum aws_decision regret_first_reference(const struct aws_folio *f,
-						void *state)
+AWS_ON_FIRST_REFERENCE(regret_first_reference)
 {
-	const struct regret_state *s = state;
+	const struct regret_state *s = AWS_STATE(struct regret_state, state);
 
 	return s && s->promote && !s->hold && f->swapbacked ? AWS_YES : AWS_NO;
 }
 
-static enum aws_decision regret_keep_active(const struct aws_folio *f,
-					    void *state)
+AWS_ON_KEEP_ACTIVE(regret_keep_active)
 {
-	return regret_holding(state) ? AWS_YES : AWS_NO;
+	return regret_holding(AWS_STATE(struct regret_state, state)) ?
+	       AWS_YES : AWS_NO;
 }
 
-static unsigned long regret_inactive_ratio(const struct aws_lru_sizes *sizes,
-					   unsigned long stock_ratio,
-					   void *state)
+AWS_ON_INACTIVE_RATIO(regret_inactive_ratio)
 {
-	struct regret_state *s = state;
+	struct regret_state *s = AWS_STATE(struct regret_state, state);
 
 	if (s)
 		s->stock_ratio = stock_ratio;
-	if (!regret_holding(state) || stock_ratio > REGRET_RATIO)
+	if (!regret_holding(s) || stock_ratio > REGRET_RATIO)
 		return stock_ratio;
 	return REGRET_RATIO;
 }
 
-const struct aws_policy aws_policy_regret = {
-	.name = "regret",
+AWS_ON_NEW_ANON(regret_new_anon)
+{
+	return AWS_NO;	/* start inactive, as both do */
+}
+
+AWS_ON_FILE_WORKINGSET(regret_file_workingset)
+{
+	return sizes->active_file;	/* the seed's file rule */
+}
+
+AWS_DEFINE_POLICY(regret) = {
+	.name = AWS_NAME("regret"),
 	.description = "stock's rule or hold's, one look or two, by the swap-ins saved",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct regret_state),
-	.state_init = regret_state_init,
-	.new_anon = aws_no,		/* start inactive, as both do */
-	.evict = regret_evict,		/* every folio; evidence decays */
-	.refault = regret_refault,	/* weigh, then the rule that runs */
-	/* file refaults: 6.1's comparison */
-	.age = regret_age,
-	.first_reference = regret_first_reference,
-	.keep_active = regret_keep_active,
-	.inactive_ratio = regret_inactive_ratio,
-	.file_workingset = aws_file_workingset_active,
+	.state_init = AWS_PROG(regret_state_init),
+	.new_anon = AWS_PROG(regret_new_anon),
+	.evict = AWS_PROG(regret_evict),	/* every folio; evidence decays */
+	.refault = AWS_PROG(regret_refault),	/* weigh, then the rule that runs */
+	.age = AWS_PROG(regret_age),
+	.first_reference = AWS_PROG(regret_first_reference),
+	.keep_active = AWS_PROG(regret_keep_active),
+	.inactive_ratio = AWS_PROG(regret_inactive_ratio),
+	.file_workingset = AWS_PROG(regret_file_workingset),
 };

@@ -167,17 +167,19 @@ static void stable_tick(struct stable_state *s, unsigned long nr, bool act,
 	s->need = n;
 }
 
-static enum aws_decision stable_evict(const struct aws_folio *f, void *state)
+AWS_ON_EVICT(stable_evict)
 {
-	if (state)
-		stable_tick(state, f->nr_pages, false, 0);
+	struct stable_state *s = AWS_STATE(struct stable_state, state);
+
+	if (s)
+		stable_tick(s, f->nr_pages, false, 0);
 	return AWS_YES;
 }
 
 /* A reclaim activation: used twice within one pass of the inactive list. */
-static enum aws_decision stable_age(const struct aws_folio *f, void *state)
+AWS_ON_AGE(stable_age)
 {
-	struct stable_state *s = state;
+	struct stable_state *s = AWS_STATE(struct stable_state, state);
 
 	if (s)
 		stable_tick(s, f->nr_pages, true, s->inactive);
@@ -220,14 +222,14 @@ static unsigned long stable_room(const struct stable_state *s,
 	return w < full ? full - w : 0;
 }
 
-static enum aws_decision stable_refault(struct aws_refault *r, void *state)
+AWS_ON_REFAULT(stable_refault)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
 	unsigned long resident = aws_sat_add(z->active_anon, z->inactive_anon);
 	unsigned long full = resident / STABLE_CAP_DEN * STABLE_CAP_NUM;
 	unsigned long span = aws_sat_add(r->distance, resident);
 	unsigned long dspan = aws_sat_add(r->distance, z->inactive_anon);
-	struct stable_state *s = state;
+	struct stable_state *s = AWS_STATE(struct stable_state, state);
 	unsigned long cap;
 
 	r->workingset_size = z->active_anon;
@@ -259,14 +261,24 @@ static enum aws_decision stable_refault(struct aws_refault *r, void *state)
 	return AWS_YES;
 }
 
-const struct aws_policy aws_policy_stable = {
-	.name = "stable",
-	.description = "detect, plus a hash-chosen stable subset of refaults longer than memory",
+AWS_ON_NEW_ANON(stable_new_anon)
+{
+	return AWS_NO;	/* start inactive */
+}
+
+AWS_ON_FILE_WORKINGSET(stable_file_workingset)
+{
+	return sizes->active_file;	/* the seed's file rule */
+}
+
+AWS_DEFINE_POLICY(stable) = {
+	.name = AWS_NAME("stable"),
+	.description = "detect, plus a hashed stable subset of refaults beyond memory",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct stable_state),
-	.new_anon = aws_no,		/* start inactive */
-	.evict = stable_evict,		/* every folio, ticks the rate */
-	.refault = stable_refault,	/* detect's rule or the subset */
-	.age = stable_age,		/* activations age the anon clock */
-	.file_workingset = aws_file_workingset_active,
+	.new_anon = AWS_PROG(stable_new_anon),
+	.evict = AWS_PROG(stable_evict),	/* every folio, ticks the rate */
+	.refault = AWS_PROG(stable_refault),	/* detect's rule or the subset */
+	.age = AWS_PROG(stable_age),	/* activations age the anon clock */
+	.file_workingset = AWS_PROG(stable_file_workingset),
 };

@@ -40,6 +40,9 @@ extern void aws_bpf_error(__u32 code) __ksym;
 extern __u8 *aws_bpf_state_mem(struct aws_bpf_state *state,
 			       unsigned long rdwr_buf_size) __ksym;
 
+/* The license section every object carries (include/aws_policy.h's tables). */
+#define AWS_BPF_LICENSE char _license[] SEC("license") = "GPL"
+
 /*
  * The decisions several policies share, as module/policies/registry.c has
  * them for C (aws_yes(), aws_no(), aws_file_workingset_active()): a

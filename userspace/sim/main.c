@@ -165,7 +165,8 @@ static int parse_policies(const char *list, struct run *runs, int max)
 		} else if (!strcmp(tok, "mglru-batch")) {
 			runs[n].name = "MGLRU-batch";
 			runs[n].kind = K_MGLRU_BATCH;
-		} else if ((p = aws_policy_find(tok, strlen(tok)))) {
+		} else if ((p = aws_policy_find(tok, strlen(tok))) ||
+			   (p = sim_twin_find(tok))) {
 			add_policy(&runs[n], p);
 		} else {
 			fprintf(stderr, "aws-sim: unknown policy \"%s\"\n", tok);

@@ -1520,6 +1520,193 @@ static void t_mglru_invariants(struct st_ctx *c)
 		     (unsigned long long)lo, (unsigned long long)hi);
 }
 
+/*
+ * The C and BPF builds of a shared policy file (twins.c) take the same
+ * decisions: a recorder between the model and the policy folds every
+ * decision asked, with what it was told and what it answered, into a
+ * digest, and both builds must give the same digest and the same counts
+ * on the seed's patterns and on drawn instances of every family, in both
+ * reclaim models.  A BPF build that lost its state, read a field at the
+ * wrong place or left a member out answers differently somewhere.
+ */
+static const struct aws_policy *rec_inner;
+static uint64_t rec_digest, rec_calls;
+
+static void rec_mix(uint64_t v)
+{
+	rec_digest = (rec_digest ^ v) * 0x100000001b3ULL;
+}
+
+static void rec_folio(unsigned int member, const struct aws_folio *f,
+		      enum aws_decision d)
+{
+	rec_calls++;
+	rec_mix(member);
+	rec_mix(f->nr_pages);
+	rec_mix(f->workingset);
+	rec_mix(f->id);
+	rec_mix(d);
+}
+
+#define REC_FOLIO(member, nr)						\
+static enum aws_decision rec_##member(const struct aws_folio *f, void *st) \
+{									\
+	enum aws_decision d = rec_inner->member(f, st);			\
+									\
+	rec_folio(nr, f, d);						\
+	return d;							\
+}
+REC_FOLIO(new_anon, 1)
+REC_FOLIO(swapin, 2)
+REC_FOLIO(swapin_mapped, 3)
+REC_FOLIO(evict, 4)
+REC_FOLIO(age, 5)
+REC_FOLIO(first_reference, 6)
+REC_FOLIO(keep_active, 7)
+
+static enum aws_decision rec_refault(struct aws_refault *r, void *st)
+{
+	enum aws_decision d = rec_inner->refault(r, st);
+
+	rec_calls++;
+	rec_mix(8);
+	rec_mix(r->distance);
+	rec_mix(r->id);
+	rec_mix(r->workingset_size);
+	rec_mix(r->quiet);
+	rec_mix(d);
+	return d;
+}
+
+static unsigned long rec_inactive_ratio(const struct aws_lru_sizes *z,
+					unsigned long stock_ratio, void *st)
+{
+	unsigned long v = rec_inner->inactive_ratio(z, stock_ratio, st);
+
+	rec_calls++;
+	rec_mix(9);
+	rec_mix(z->inactive_anon);
+	rec_mix(v);
+	return v;
+}
+
+static unsigned long rec_file_workingset(const struct aws_lru_sizes *z,
+					 unsigned long stock_size)
+{
+	unsigned long v = rec_inner->file_workingset(z, stock_size);
+
+	rec_calls++;
+	rec_mix(10);
+	rec_mix(v);
+	return v;
+}
+
+/* @p with every decision it takes passed through the recorder. */
+static struct aws_policy recorder_of(const struct aws_policy *p)
+{
+	struct aws_policy r = *p;
+
+#define REC(member) (r.member = p->member ? rec_##member : NULL)
+	REC(new_anon);
+	REC(swapin);
+	REC(swapin_mapped);
+	REC(evict);
+	REC(refault);
+	REC(age);
+	REC(first_reference);
+	REC(keep_active);
+	REC(inactive_ratio);
+	REC(file_workingset);
+#undef REC
+	return r;
+}
+
+static int recorded_run(const struct trace *t, const struct aws_policy *p,
+			unsigned long frames, bool batch, uint64_t *digest,
+			uint64_t *calls, struct sim_stats *st)
+{
+	struct aws_policy r = recorder_of(p);
+	struct lru2_params lp = {
+		.policy = &r, .frames = frames, .ratio = AWS_RATIO_AUTO,
+		.bucket_order = -1, .fault_young = true, .batch = batch,
+		.refault_deactivate = true,
+	};
+	int ret;
+
+	rec_inner = p;
+	rec_digest = 0xcbf29ce484222325ULL;
+	rec_calls = 0;
+	ret = lru2_run(t, &lp, st);
+	*digest = rec_digest;
+	*calls = rec_calls;
+	return ret;
+}
+
+/* Both builds of twin @i on @t: the same digest and counts. */
+static void twins_alike(struct st_ctx *c, unsigned int i,
+			const struct trace *t, unsigned long frames,
+			const char *what, uint64_t *calls_total)
+{
+	const char *c_name;
+	const struct aws_policy *b = sim_twin(i, &c_name);
+	const struct aws_policy *p = policy(c, c_name);
+	uint64_t dc, db, nc, nb;
+	struct sim_stats sc, sb;
+	int batch;
+
+	if (!p)
+		return;
+	for (batch = 0; batch <= 1; batch++) {
+		if (recorded_run(t, p, frames, batch, &dc, &nc, &sc) ||
+		    recorded_run(t, b, frames, batch, &db, &nb, &sb)) {
+			fail(c, "%s on %s: run failed", b->name, what);
+			return;
+		}
+		if (dc != db || nc != nb || !same_stats(&sc, &sb) ||
+		    sc.quiet_activations != sb.quiet_activations ||
+		    sc.active_kept != sb.active_kept)
+			fail(c, "%s and %s differ on %s%s: %llu and %llu decisions, %llu and %llu swap-ins",
+			     c_name, b->name, what, batch ? " (batch)" : "",
+			     (unsigned long long)nc, (unsigned long long)nb,
+			     (unsigned long long)sc.swapins,
+			     (unsigned long long)sb.swapins);
+		*calls_total += nc;
+	}
+}
+
+static void t_bpf_twins(struct st_ctx *c)
+{
+	static const char *const pats[] = {
+		"thrash", "protect", "loop", "scanhot",
+	};
+	unsigned int i, k;
+	uint64_t calls = 0;
+	struct dist_instance d;
+	struct trace t;
+
+	if (!sim_nr_twins())
+		fail(c, "no twin: userspace/bpf/Makefile's SHARED list is empty");
+	for (k = 0; k < ARRAY_SIZE(pats); k++) {
+		if (scaled(c, &t, pats[k], 1.0 / 16))
+			return;
+		for (i = 0; i < sim_nr_twins(); i++)
+			twins_alike(c, i, &t, mb_to_pages(280, 1.0 / 16),
+				    pats[k], &calls);
+		trace_free(&t);
+	}
+	for (k = 0; k < 2 * DIST_FAMILIES; k++) {
+		if (dist_draw(&t, 1, k, 512, &d)) {
+			fail(c, "instance %u: draw failed", k);
+			return;
+		}
+		for (i = 0; i < sim_nr_twins(); i++)
+			twins_alike(c, i, &t, 512, d.params, &calls);
+		trace_free(&t);
+	}
+	if (!calls)
+		fail(c, "no decision was recorded");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct st_ctx *c);
@@ -1549,6 +1736,7 @@ static const struct {
 	{ "mglru_aging_order", t_mglru_aging_order },
 	{ "mglru_batch", t_mglru_batch },
 	{ "mglru_invariants", t_mglru_invariants },
+	{ "bpf_twins_decide_alike", t_bpf_twins },
 };
 
 int sim_selftest(void)

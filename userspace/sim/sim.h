@@ -175,6 +175,13 @@ int lru_run(const struct trace *t, unsigned long frames,
 int opt_run(const struct trace *t, unsigned long frames,
 	    struct sim_stats *st, double *precompute_seconds);
 
+/* ---- twins.c: the BPF builds of the shared policy files ---- */
+
+unsigned int sim_nr_twins(void);
+/* Twin @i (NULL past the last), and the name of its C build. */
+const struct aws_policy *sim_twin(unsigned int i, const char **c_name);
+const struct aws_policy *sim_twin_find(const char *name);
+
 /* ---- selftest.c ---- */
 
 int sim_selftest(void);

@@ -386,6 +386,72 @@ bpf_stop bs TERM
 gone bdetect
 rmdir $CG/bpfs1 $CG/bpfs2
 
+# --- the module's own policies, built as BPF ---------------------------------
+# Every file of userspace/bpf/Makefile's SHARED list (shared.list on the
+# tools disk) is a module policy that compiles unchanged into BPF as
+# bNAME (include/aws_policy.h's one-source macros; the simulator's self
+# test asks both builds for the same decisions, decision by decision).
+# Here each BPF build runs at once with its C build in four sibling
+# cgroups of 32M, on the loop the policies suite's far_run uses (48M
+# read TWIN_LOOPS times): the C build, the BPF build (attached to its
+# cgroup through the link), the C build again, and detect, which is what
+# a build that lost its state or its rules would be.  The figure is each
+# cgroup's refaults (memory.stat's workingset_refault_anon: activations
+# are quiet for hold and regret, and racy for stable, see policies.sh).
+# The BPF build must be within TWIN_TOL per mille of the mean of the two
+# C runs, and detect beyond it, so that the case tells a BPF build that
+# degraded to detect apart.  Measured in make test's bpf guest, 6 rounds
+# (2026-12-07, docs/bpf.md): two C runs of one policy differed by up to
+# 5.6 % (hold), 7.7 % (regret) and 0.9 % (stable), the BPF build from
+# their mean by up to 6.8, 8.5 and 0.7 %, a standard deviation of about
+# 3.4 % a run for regret, 2.5 % for hold; detect was 31-52 % above.  15 %
+# is over three and a half of regret's deviations of a BPF build from
+# the mean, and half the nearest detect.
+TWIN_LOOPS=4 TWIN_TOL=150
+twins() {
+	local n pids=()
+	for n in c b c2 d; do
+		(echo $BASHPID >$CG/twin$n/cgroup.procs &&
+			exec aws-loop --size 48M --loops $TWIN_LOOPS >/dev/null 2>&1) &
+		pids+=($!)
+	done
+	wait "${pids[@]}"	# not the loader
+}
+read -ra SHARED <"$AWS_BPF/shared.list" || bail twins "no shared.list on the tools disk"
+for x in "${SHARED[@]}"; do
+	[ "$x" != detect ] || continue	# the reference; bdetect's cases are above
+	for n in c b c2 d; do mkdir $CG/twin$n && echo 32M >$CG/twin$n/memory.max; done
+	echo "$x" >$CG/twinc/memory.anon_ws_policy
+	echo "$x" >$CG/twinc2/memory.anon_ws_policy
+	echo detect >$CG/twind/memory.anon_ws_policy
+	if ! bpf_attach tw "b$x.bpf.o" -c $CG/twinb; then
+		fail "b${x}_within_spread_of_$x" "b$x did not attach: $(tail -n 3 /tmp/bpf-tw.out | xargs)"
+		for n in c b c2 d; do rmdir $CG/twin$n; done
+		continue
+	fi
+	pol=$(cg_policy twinb)
+	twins
+	memcg_stats_flushed
+	declare -A V=()
+	for n in c b c2 d; do V[$n]=$(cg_stat twin$n workingset_refault_anon); done
+	mean=$(((V[c] + V[c2]) / 2))
+	tol=$((mean * TWIN_TOL / 1000))
+	db=$((V[b] - mean)) dd=$((V[d] - mean))
+	line=" refaults: $x ${V[c]} and ${V[c2]}, b$x ${V[b]}, detect ${V[d]} (within $tol of $mean)"
+	bad=''
+	[ "${db#-}" -le "$tol" ] || bad+=" b$x off by $db;"
+	[ "${dd#-}" -gt "$tol" ] || bad+=" detect within the tolerance;"
+	[ "$pol" = "b$x" ] || bad+=" the cgroup ran $pol;"
+	if [ -z "$bad" ]; then
+		ok "b${x}_within_spread_of_$x #$line"
+	else
+		fail "b${x}_within_spread_of_$x" "$bad$line"
+	fi
+	bpf_stop tw TERM
+	gone "b$x" || diag "b$x still listed after its loader stopped"
+	for n in c b c2 d; do rmdir $CG/twin$n; done
+done
+
 # --- two copies of one object, each with its own settings ----------------------
 # bexample.bpf.o attached twice at once: as itself (one long refault in
 # long_every = 2 admitted) in one cgroup, and as bex3 with long_every=3
