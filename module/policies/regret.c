@@ -26,6 +26,13 @@
  *    falls in the stable subset hold would have held at that distance
  *    (hold's rule 2: h < target / (distance + resident)) is a swap-in
  *    hold would have saved;
+ *  - while stock's rule runs, a refault of a page that had been active
+ *    (PG_workingset), from within resident anon, is one too: stock
+ *    deactivates every active page its scan reaches, used or not, where
+ *    hold keeps a referenced one (keep_active), so a page used more than
+ *    once that was pushed out and comes back within a memory is what
+ *    hold's active list, a CLOCK three quarters long, keeps (the
+ *    protection example's hot set, between used-once waves);
  *  - while hold's rule runs, a refault at a long distance of a page
  *    hold does not hold stands for f / (1 - f) held pages that stock
  *    would have lost the same way (f being the held fraction): what hold
@@ -57,7 +64,12 @@
  *    within resident anon, is a swap-in two looks would have saved: a
  *    page that was used more than once, pushed out by pages let in on
  *    one look.
- * *
+ *
+ * One look needs its evidence to pass hold's as well: a page that had
+ * been active and comes back speaks for keeping the active list, which
+ * pages let in on one look push out (before this, regret let the
+ * protection example's waves in on one look: docs/regret.md).
+ *
  * Two looks are the start. Starting with one (REGRET_PROMOTE_START=1)
  * keeps more of the windows in the simulator, and in the guest kept
  * fewer and cost scans up to 2.5x (docs/regret.md).
@@ -178,7 +190,8 @@ static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
 		s->for_twice = aws_sat_add(s->for_twice, r->nr_pages);
 	/* stock's rule or hold's */
 	if (!s->hold) {
-		if (r->distance > regret_stock_size(z) && held)
+		if ((r->distance > regret_stock_size(z) && held) ||
+		    (r->workingset && r->distance <= resident))
 			s->for_hold = aws_sat_add(s->for_hold, r->nr_pages);
 		return;
 	}
@@ -220,7 +233,8 @@ AWS_ON_REFAULT(regret_refault)
 		s->hold = regret_choose(s->hold, s->for_hold, s->for_stock,
 					resident / REGRET_FLOOR);
 		s->promote = regret_choose(s->promote, s->for_promote,
-					   s->for_twice,
+					   s->for_twice > s->for_hold ?
+					   s->for_twice : s->for_hold,
 					   resident / REGRET_FLOOR);
 	}
 	if (!regret_holding(s)) {
