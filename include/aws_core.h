@@ -150,8 +150,11 @@ static inline unsigned long aws_low_mask(unsigned int bits)
  *		Names and parameters
  */
 
-/* Longest policy name, without the terminating NUL. */
-#define AWS_POLICY_NAME_MAX	8
+/*
+ * Longest policy name, without the terminating NUL: room for "b" and the
+ * longest module policy's name, the name of its BPF build.
+ */
+#define AWS_POLICY_NAME_MAX	15
 
 /*
  * Strip the single '\n' that echo(1) appends to a sysfs write. Anything

@@ -129,16 +129,6 @@ extern const struct aws_policy
 extern const unsigned int aws_nr_policies;
 extern const struct aws_policy *const aws_policy_default;
 
-/*
- * Decisions several policies take, for their tables (defined once, in
- * module/policies/registry.c): always yes, always no, and the seed's file
- * rule, a file refault compared with the active file list alone.
- */
-enum aws_decision aws_yes(const struct aws_folio *f, void *state);
-enum aws_decision aws_no(const struct aws_folio *f, void *state);
-unsigned long aws_file_workingset_active(const struct aws_lru_sizes *s,
-					 unsigned long stock_size);
-
 #endif /* !AWS_TARGET_BPF */
 
 /* Helpers for policy files. */
@@ -370,6 +360,8 @@ static inline unsigned long aws_policy_ratio(const struct aws_policy *p,
  *				wants it checked for NULL first)
  *   AWS_DEFINE_POLICY(name) = { ... }	the table: .name = AWS_NAME("name"),
  *				each decision .member = AWS_PROG(prog)
+ *   AWS_SETTING(name, value)	an unsigned long constant; in BPF a const
+ *				volatile one, which aws-bpf-load -s sets
  *
  * A BPF program serves one member, so a file that answers two members
  * alike declares two decisions.  The state's type must fit
@@ -416,6 +408,7 @@ static __always_inline void *aws_state_mem(struct aws_bpf_state *state,
 #define AWS_DEFINE_POLICY(name)						\
 	AWS_BPF_LICENSE;						\
 	SEC(".struct_ops.link") struct aws_bpf_ops b##name
+#define AWS_SETTING(name, value) AWS_BPF_RODATA unsigned long name = (value)
 #else
 #define AWS_FOLIO_PROG(prog)						\
 	static enum aws_decision prog(const struct aws_folio *f, void *state)
@@ -439,6 +432,7 @@ static __always_inline void *aws_state_mem(struct aws_bpf_state *state,
 #define AWS_PROG(prog)		(prog)
 #define AWS_NAME(name)		name
 #define AWS_DEFINE_POLICY(name)	const struct aws_policy aws_policy_##name
+#define AWS_SETTING(name, value) static const unsigned long name = (value)
 #endif
 
 #endif /* _AWS_POLICY_H */

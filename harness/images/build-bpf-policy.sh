@@ -22,8 +22,8 @@ VARIANT=$1 SRC=${2:-} OUTDIR=${3:-}
 [ -f "$SRC" ] || die "SRC=$SRC: no such file"
 name=$(basename "$SRC" .bpf.c)
 [ "$name.bpf.c" = "$(basename "$SRC")" ] || die "SRC=$SRC: a policy is a file NAME.bpf.c"
-[[ $name =~ ^[a-z0-9_]{1,8}$ ]] ||
-	die "SRC=$SRC: NAME must be 1 to 8 of [a-z0-9_], as the policy's name (docs/bpf.md)"
+[[ $name =~ ^[a-z0-9_]{1,15}$ ]] ||
+	die "SRC=$SRC: NAME must be 1 to 15 of [a-z0-9_], as the policy's name (docs/bpf.md)"
 BPF=$(aws_kdir bpf "$VARIANT")
 [ -f "$BPF/.aws-key" ] || die "$BPF is not built (run: make bpf KVER=6.12 VARIANT=$VARIANT)"
 TOOLS=$AWS_BUILD/bpf-tools$AWS_KSFX

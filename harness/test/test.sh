@@ -164,9 +164,9 @@ bpf_policy_checks() {
 		host_result not-ok bpf_policy_builds_a_file_anywhere "$(tail -n 3 <<<"$out" | tr '\n' ' ')"
 	fi
 	printf 'int x = ;\n' >"$d/broken.bpf.c"
-	cp "$d/mine.bpf.c" "$d/toolongname.bpf.c"
+	cp "$d/mine.bpf.c" "$d/muchtoolongname1.bpf.c"
 	cp "$d/mine.bpf.c" "$d/mine.c"
-	for b in "broken.bpf.c:error: expected expression" "toolongname.bpf.c:1 to 8 of" \
+	for b in "broken.bpf.c:error: expected expression" "muchtoolongname1.bpf.c:1 to 15 of" \
 		"mine.c:a file NAME.bpf.c" "none.bpf.c:no such file"; do
 		if out=$(bash "$AWS_TOP/harness/images/build-bpf-policy.sh" "$VARIANT" "$d/${b%%:*}" "$d/out" 2>&1) ||
 			! grep -q -- "${b#*:}" <<<"$out"; then

@@ -17,7 +17,11 @@
  * "Every other" is counted per lruvec in the policy's private state, which
  * the framework allocates (zeroed) when the policy starts running and
  * frees when it stops: one word, updated without a lock because an
- * occasional lost update only shifts which refault is admitted.
+ * occasional lost update only shifts which refault is admitted.  "Other"
+ * is a setting, long_every: a constant 2 in C; in the BPF build (bexample,
+ * include/aws_policy.h's one-source macros) the loader can change it
+ * before the load (aws-bpf-load -n NAME -s long_every=3 runs a second copy
+ * that admits every third).
  */
 #include "aws_policy.h"
 
@@ -25,35 +29,58 @@ struct example_state {
 	unsigned long long_refaults;
 };
 
-static enum aws_decision example_evict(const struct aws_folio *f,
-				       void *state)
+/* One long refault in long_every is admitted (aws-bpf-load -s sets it). */
+AWS_SETTING(long_every, 2);
+
+AWS_ON_EVICT(example_evict)
 {
 	return f->nr_pages == 1 ? AWS_YES : AWS_NO;
 }
 
-static enum aws_decision example_refault(struct aws_refault *r, void *state)
+AWS_ON_REFAULT(example_refault)
 {
-	struct example_state *s = state;
+	struct example_state *s = AWS_STATE(struct example_state, state);
 
 	r->workingset_size = r->sizes.active_anon;
 	if (r->distance <= r->workingset_size)
 		return AWS_YES;
-	if (!s)		/* no state (memory exhausted): detect's rule */
+	if (!s || !long_every)	/* no state (memory exhausted): detect's rule */
 		return AWS_NO;
-	/* too long for detect: admit every other one */
-	return s->long_refaults++ % 2 ? AWS_YES : AWS_NO;
+	/* too long for detect: admit one in long_every */
+	return s->long_refaults++ % long_every == long_every - 1 ?
+	       AWS_YES : AWS_NO;
 }
 
-const struct aws_policy aws_policy_example = {
-	.name = "example",
-	.description = "worked example: detect, plus every other refault beyond the workingset",
+AWS_ON_NEW_ANON(example_new_anon)
+{
+	return AWS_NO;
+}
+
+AWS_ON_SWAPIN(example_swapin)
+{
+	return AWS_YES;
+}
+
+AWS_ON_AGE(example_age)
+{
+	return AWS_YES;
+}
+
+/* anon events leave the shared clock: file refaults see only file */
+AWS_ON_FILE_WORKINGSET(example_file_workingset)
+{
+	return sizes->active_file;
+}
+
+AWS_DEFINE_POLICY(example) = {
+	.name = AWS_NAME("example"),
+	.description = "worked example: detect, plus every other long refault",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct example_state),
-	.new_anon = aws_no,
-	.swapin = aws_yes,
-	.evict = example_evict,
-	.refault = example_refault,
-	.age = aws_yes,
-	/* anon events leave the shared clock: file refaults see only file */
-	.file_workingset = aws_file_workingset_active,
+	.new_anon = AWS_PROG(example_new_anon),
+	.swapin = AWS_PROG(example_swapin),
+	.evict = AWS_PROG(example_evict),
+	.refault = AWS_PROG(example_refault),
+	.age = AWS_PROG(example_age),
+	.file_workingset = AWS_PROG(example_file_workingset),
 };

@@ -2,8 +2,7 @@
 /*
  * registry - every policy, in the order the `policy` parameter lists them
  * (include/aws_policy_list.h; each is defined in its own file here), the
- * one the module runs when loaded without policy=, and the decisions
- * several policies share (include/aws_policy.h).
+ * one the module runs when loaded without policy=.
  */
 #include "aws_policy.h"
 
@@ -16,19 +15,3 @@ const struct aws_policy *const aws_policies[] = {
 const unsigned int aws_nr_policies = AWS_ARRAY_SIZE(aws_policies);
 
 const struct aws_policy *const aws_policy_default = &aws_policy_detect;
-
-enum aws_decision aws_yes(const struct aws_folio *f, void *state)
-{
-	return AWS_YES;
-}
-
-enum aws_decision aws_no(const struct aws_folio *f, void *state)
-{
-	return AWS_NO;
-}
-
-unsigned long aws_file_workingset_active(const struct aws_lru_sizes *s,
-					 unsigned long stock_size)
-{
-	return s->active_file;
-}

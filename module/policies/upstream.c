@@ -14,7 +14,7 @@
  */
 #include "aws_policy.h"
 
-static enum aws_decision upstream_refault(struct aws_refault *r, void *state)
+AWS_ON_REFAULT(upstream_refault)
 {
 	const struct aws_lru_sizes *s = &r->sizes;
 
@@ -24,11 +24,21 @@ static enum aws_decision upstream_refault(struct aws_refault *r, void *state)
 	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
 }
 
-const struct aws_policy aws_policy_upstream = {
-	.name = "upstream",
+AWS_ON_NEW_ANON(upstream_new_anon)
+{
+	return AWS_NO;	/* start inactive */
+}
+
+AWS_ON_EVICT(upstream_evict)
+{
+	return AWS_YES;	/* every folio, large ones too */
+}
+
+AWS_DEFINE_POLICY(upstream) = {
+	.name = AWS_NAME("upstream"),
 	.description = "Linux 6.1's algorithm run by the module",
 	.clock = AWS_CLOCK_SHARED,
-	.new_anon = aws_no,		/* start inactive */
-	.evict = aws_yes,		/* every folio, large ones too */
-	.refault = upstream_refault,
+	.new_anon = AWS_PROG(upstream_new_anon),
+	.evict = AWS_PROG(upstream_evict),
+	.refault = AWS_PROG(upstream_refault),
 };

@@ -42,6 +42,8 @@ extern __u8 *aws_bpf_state_mem(struct aws_bpf_state *state,
 
 /* The license section every object carries (include/aws_policy.h's tables). */
 #define AWS_BPF_LICENSE char _license[] SEC("license") = "GPL"
+/* A setting the loader may change before the load (AWS_SETTING()). */
+#define AWS_BPF_RODATA const volatile
 
 /*
  * The decisions several policies share, as module/policies/registry.c has

@@ -194,7 +194,7 @@ struct aws_bpf_ops template = {
 	/* bytes of state per (memcg, node): 0, or up to AWS_BPF_STATE_MAX
 	 * (the first 64 are state->words[8], the whole aws_bpf_state_mem()) */
 	.state_size = STATE_BYTES,
-	/* 1 to 8 of [a-z0-9_], unique among the running policies */
+	/* 1 to 15 of [a-z0-9_], unique among the running policies */
 	.name = "template",
 	.description = "every member, to copy: detect, counting long refaults",
 };

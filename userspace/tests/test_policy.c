@@ -95,7 +95,9 @@ static const struct expect {
 		.swapin = YES,			/* 4.20-5.8 SetPageWorkingset */
 		.swapin_mapped = YES,		/* do_swap_page() activates */
 		.evict_1 = NO, .evict_512 = NO,	/* no anon shadows */
-		.refault = DECLINE,		/* never sees a shadow */
+		/* never asked (no shadow of its own); 6.1's rule, for BPF */
+		.refault = YES,
+		.refault_ws = 1430, .refault_ws_noswap = 430,
 		.age = DECLINE,			/* stock ages the shared clock */
 		/* 5.8 PAGEREF_ACTIVATE: swap-backed only */
 		.first_ref_anon = YES, .first_ref_file = NO,

@@ -21,6 +21,7 @@
 #define SEC(name)
 #define BPF_PROG(prog, ...)	prog(__VA_ARGS__)
 #define AWS_BPF_LICENSE		struct aws_bpf_license_unused
+#define AWS_BPF_RODATA		const
 
 #define AWS_BPF_STATE_MAX	512
 #define AWS_BPF_DESCRIPTION_MAX	64
