@@ -158,6 +158,17 @@ static inline unsigned long aws_sat_mul(unsigned long a, unsigned long b)
 }
 
 /*
+ * 6.1's workingset size for an anon refault: both file lists, and active
+ * anon when swap is usable (upstream, regret's stock rule).
+ */
+static inline unsigned long aws_stock_workingset(const struct aws_lru_sizes *z)
+{
+	unsigned long ws = aws_sat_add(z->active_file, z->inactive_file);
+
+	return z->swap_available ? aws_sat_add(ws, z->active_anon) : ws;
+}
+
+/*
  * A fraction of 2^16, the same for the same @id, spread evenly over
  * consecutive ids (Fibonacci hashing): stable and hold choose the pages
  * they hold with it.
@@ -359,9 +370,15 @@ static inline unsigned long aws_policy_ratio(const struct aws_policy *p,
  *				the kfunc aws_bpf_state_mem() bounds it, and
  *				wants it checked for NULL first)
  *   AWS_DEFINE_POLICY(name) = { ... }	the table: .name = AWS_NAME("name"),
- *				each decision .member = AWS_PROG(prog)
+ *				each decision .member = prog (the BPF build
+ *				converts a program to its member's type, as
+ *				a struct_ops table's (void *) casts do)
  *   AWS_SETTING(name, value)	an unsigned long constant; in BPF a const
  *				volatile one, which aws-bpf-load -s sets
+ *   AWS_ALWAYS(pol, member, answer)	the folio decision pol_member that
+ *				always gives answer
+ *   AWS_FILE_WORKINGSET_ACTIVE(pol)	pol_file_workingset, the seed's file
+ *				rule: a file refault against active file alone
  *
  * A BPF program serves one member, so a file that answers two members
  * alike declares two decisions.  The state's type must fit
@@ -403,12 +420,15 @@ static __always_inline void *aws_state_mem(struct aws_bpf_state *state,
 	SEC("struct_ops/state_init")					\
 	void BPF_PROG(prog, struct aws_bpf_state *state)
 #define AWS_STATE(type, state)	((type *)aws_state_mem((state), sizeof(type)))
-#define AWS_PROG(prog)		((void *)(prog))
 #define AWS_NAME(name)		"b" name
 #define AWS_DEFINE_POLICY(name)						\
 	AWS_BPF_LICENSE;						\
 	SEC(".struct_ops.link") struct aws_bpf_ops b##name
 #define AWS_SETTING(name, value) AWS_BPF_RODATA unsigned long name = (value)
+#define AWS_ALWAYS(pol, member, answer)					\
+	AWS_BPF_ALWAYS(pol##_##member, member, answer)
+#define AWS_FILE_WORKINGSET_ACTIVE(pol)					\
+	AWS_BPF_FILE_WORKINGSET_ACTIVE(pol##_file_workingset)
 #else
 #define AWS_FOLIO_PROG(prog)						\
 	static enum aws_decision prog(const struct aws_folio *f, void *state)
@@ -429,10 +449,21 @@ static __always_inline void *aws_state_mem(struct aws_bpf_state *state,
 				  unsigned long stock_size)
 #define AWS_ON_STATE_INIT(prog)	static void prog(void *state)
 #define AWS_STATE(type, state)	((type *)(state))
-#define AWS_PROG(prog)		(prog)
 #define AWS_NAME(name)		name
 #define AWS_DEFINE_POLICY(name)	const struct aws_policy aws_policy_##name
 #define AWS_SETTING(name, value) static const unsigned long name = (value)
+#define AWS_ALWAYS(pol, member, answer)					\
+	static enum aws_decision pol##_##member(const struct aws_folio *f, \
+						void *state)		\
+	{								\
+		return answer;						\
+	}
+#define AWS_FILE_WORKINGSET_ACTIVE(pol)					\
+	static unsigned long pol##_file_workingset(const struct aws_lru_sizes *s, \
+						   unsigned long stock_size) \
+	{								\
+		return s->active_file;					\
+	}
 #endif
 
 #endif /* _AWS_POLICY_H */

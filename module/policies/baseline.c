@@ -14,29 +14,14 @@
  */
 #include "aws_policy.h"
 
+AWS_ALWAYS(baseline, new_anon, AWS_YES)
+AWS_ALWAYS(baseline, swapin, AWS_YES)
+AWS_ALWAYS(baseline, swapin_mapped, AWS_YES)
+AWS_ALWAYS(baseline, evict, AWS_NO)	/* no anon shadows; the clock still ages */
+
 AWS_ON_FIRST_REFERENCE(baseline_first_reference)
 {
 	return f->swapbacked ? AWS_YES : AWS_NO;
-}
-
-AWS_ON_NEW_ANON(baseline_new_anon)
-{
-	return AWS_YES;
-}
-
-AWS_ON_SWAPIN(baseline_swapin)
-{
-	return AWS_YES;
-}
-
-AWS_ON_SWAPIN_MAPPED(baseline_swapin_mapped)
-{
-	return AWS_YES;
-}
-
-AWS_ON_EVICT(baseline_evict)
-{
-	return AWS_NO;	/* no anon shadows; the clock still ages */
 }
 
 /*
@@ -47,11 +32,7 @@ AWS_ON_EVICT(baseline_evict)
  */
 AWS_ON_REFAULT(baseline_refault)
 {
-	const struct aws_lru_sizes *s = &r->sizes;
-
-	r->workingset_size = s->active_file + s->inactive_file;
-	if (s->swap_available)
-		r->workingset_size += s->active_anon;
+	r->workingset_size = aws_stock_workingset(&r->sizes);
 	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
 }
 
@@ -59,10 +40,10 @@ AWS_DEFINE_POLICY(baseline) = {
 	.name = AWS_NAME("baseline"),
 	.description = "Linux 5.8: active-first anon, no anon shadows",
 	.clock = AWS_CLOCK_SHARED,
-	.new_anon = AWS_PROG(baseline_new_anon),
-	.swapin = AWS_PROG(baseline_swapin),
-	.swapin_mapped = AWS_PROG(baseline_swapin_mapped),
-	.evict = AWS_PROG(baseline_evict),
-	.refault = AWS_PROG(baseline_refault),
-	.first_reference = AWS_PROG(baseline_first_reference),
+	.new_anon = baseline_new_anon,
+	.swapin = baseline_swapin,
+	.swapin_mapped = baseline_swapin_mapped,
+	.evict = baseline_evict,
+	.refault = baseline_refault,
+	.first_reference = baseline_first_reference,
 };

@@ -16,6 +16,11 @@
  */
 #include "aws_policy.h"
 
+AWS_ALWAYS(detect, new_anon, AWS_NO)	/* start inactive */
+AWS_ALWAYS(detect, swapin, AWS_YES)	/* PG_workingset for PSI */
+AWS_ALWAYS(detect, age, AWS_YES)	/* activations age the anon clock */
+AWS_FILE_WORKINGSET_ACTIVE(detect)
+
 AWS_ON_EVICT(detect_evict)
 {
 	return f->nr_pages == 1 ? AWS_YES : AWS_NO;
@@ -27,34 +32,14 @@ AWS_ON_REFAULT(detect_refault)
 	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
 }
 
-AWS_ON_NEW_ANON(detect_new_anon)
-{
-	return AWS_NO;	/* start inactive */
-}
-
-AWS_ON_SWAPIN(detect_swapin)
-{
-	return AWS_YES;	/* PG_workingset for PSI */
-}
-
-AWS_ON_AGE(detect_age)
-{
-	return AWS_YES;	/* activations age the anon clock */
-}
-
-AWS_ON_FILE_WORKINGSET(detect_file_workingset)
-{
-	return sizes->active_file;	/* the seed's file rule */
-}
-
 AWS_DEFINE_POLICY(detect) = {
 	.name = AWS_NAME("detect"),
 	.description = "seed 1-7: inactive-first, anon shadows on an anon clock",
 	.clock = AWS_CLOCK_ANON,
-	.new_anon = AWS_PROG(detect_new_anon),
-	.swapin = AWS_PROG(detect_swapin),
-	.evict = AWS_PROG(detect_evict),
-	.refault = AWS_PROG(detect_refault),
-	.age = AWS_PROG(detect_age),
-	.file_workingset = AWS_PROG(detect_file_workingset),
+	.new_anon = detect_new_anon,
+	.swapin = detect_swapin,
+	.evict = detect_evict,
+	.refault = detect_refault,
+	.age = detect_age,
+	.file_workingset = detect_file_workingset,
 };

@@ -32,6 +32,12 @@ struct example_state {
 /* One long refault in long_every is admitted (aws-bpf-load -s sets it). */
 AWS_SETTING(long_every, 2);
 
+AWS_ALWAYS(example, new_anon, AWS_NO)
+AWS_ALWAYS(example, swapin, AWS_YES)
+AWS_ALWAYS(example, age, AWS_YES)
+/* anon events leave the shared clock: file refaults see only file */
+AWS_FILE_WORKINGSET_ACTIVE(example)
+
 AWS_ON_EVICT(example_evict)
 {
 	return f->nr_pages == 1 ? AWS_YES : AWS_NO;
@@ -51,36 +57,15 @@ AWS_ON_REFAULT(example_refault)
 	       AWS_YES : AWS_NO;
 }
 
-AWS_ON_NEW_ANON(example_new_anon)
-{
-	return AWS_NO;
-}
-
-AWS_ON_SWAPIN(example_swapin)
-{
-	return AWS_YES;
-}
-
-AWS_ON_AGE(example_age)
-{
-	return AWS_YES;
-}
-
-/* anon events leave the shared clock: file refaults see only file */
-AWS_ON_FILE_WORKINGSET(example_file_workingset)
-{
-	return sizes->active_file;
-}
-
 AWS_DEFINE_POLICY(example) = {
 	.name = AWS_NAME("example"),
 	.description = "worked example: detect, plus every other long refault",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct example_state),
-	.new_anon = AWS_PROG(example_new_anon),
-	.swapin = AWS_PROG(example_swapin),
-	.evict = AWS_PROG(example_evict),
-	.refault = AWS_PROG(example_refault),
-	.age = AWS_PROG(example_age),
-	.file_workingset = AWS_PROG(example_file_workingset),
+	.new_anon = example_new_anon,
+	.swapin = example_swapin,
+	.evict = example_evict,
+	.refault = example_refault,
+	.age = example_age,
+	.file_workingset = example_file_workingset,
 };

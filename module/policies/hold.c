@@ -141,6 +141,11 @@ struct hold_state {
  * Every eviction ticks, by nr_pages (a THP counts as the 512 pages its
  * refaults will be, since 6.1 swaps in order 0).
  */
+AWS_ALWAYS(hold, new_anon, AWS_NO)	/* start inactive */
+AWS_ALWAYS(hold, age, AWS_NO)	/* only evictions and admissions tick */
+AWS_ALWAYS(hold, keep_active, AWS_YES)	/* a referenced page stays */
+AWS_FILE_WORKINGSET_ACTIVE(hold)
+
 AWS_ON_EVICT(hold_evict)
 {
 	struct hold_state *s = AWS_STATE(struct hold_state, state);
@@ -185,36 +190,16 @@ AWS_ON_INACTIVE_RATIO(hold_inactive_ratio)
 	return ratio;
 }
 
-AWS_ON_NEW_ANON(hold_new_anon)
-{
-	return AWS_NO;	/* start inactive */
-}
-
-AWS_ON_AGE(hold_age)
-{
-	return AWS_NO;	/* only evictions and admissions tick */
-}
-
-AWS_ON_KEEP_ACTIVE(hold_keep_active)
-{
-	return AWS_YES;	/* a referenced page stays */
-}
-
-AWS_ON_FILE_WORKINGSET(hold_file_workingset)
-{
-	return sizes->active_file;	/* the seed's file rule */
-}
-
 AWS_DEFINE_POLICY(hold) = {
 	.name = AWS_NAME("hold"),
 	.description = "keep a stable resident set, displace only what stays away",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct hold_state),
-	.new_anon = AWS_PROG(hold_new_anon),
-	.evict = AWS_PROG(hold_evict),	/* every folio; counts displaced ones */
-	.refault = AWS_PROG(hold_refault), /* displacement, stable subset */
-	.age = AWS_PROG(hold_age),
-	.keep_active = AWS_PROG(hold_keep_active),
-	.inactive_ratio = AWS_PROG(hold_inactive_ratio),
-	.file_workingset = AWS_PROG(hold_file_workingset),
+	.new_anon = hold_new_anon,
+	.evict = hold_evict,	/* every folio; counts displaced ones */
+	.refault = hold_refault, /* displacement, stable subset */
+	.age = hold_age,
+	.keep_active = hold_keep_active,
+	.inactive_ratio = hold_inactive_ratio,
+	.file_workingset = hold_file_workingset,
 };

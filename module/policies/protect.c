@@ -12,38 +12,19 @@
  */
 #include "aws_policy.h"
 
-AWS_ON_NEW_ANON(protect_new_anon)
-{
-	return AWS_NO;	/* start inactive */
-}
-
-AWS_ON_SWAPIN(protect_swapin)
-{
-	return AWS_YES;	/* PG_workingset for PSI */
-}
-
-AWS_ON_EVICT(protect_evict)
-{
-	return AWS_NO;	/* leave no shadow */
-}
-
-AWS_ON_AGE(protect_age)
-{
-	return AWS_NO;	/* activations age no clock */
-}
-
-AWS_ON_FILE_WORKINGSET(protect_file_workingset)
-{
-	return sizes->active_file;	/* the seed's file rule */
-}
+AWS_ALWAYS(protect, new_anon, AWS_NO)	/* start inactive */
+AWS_ALWAYS(protect, swapin, AWS_YES)	/* PG_workingset for PSI */
+AWS_ALWAYS(protect, evict, AWS_NO)	/* leave no shadow */
+AWS_ALWAYS(protect, age, AWS_NO)	/* activations age no clock */
+AWS_FILE_WORKINGSET_ACTIVE(protect)
 
 AWS_DEFINE_POLICY(protect) = {
 	.name = AWS_NAME("protect"),
 	.description = "seed 1-2: inactive-first anon, no anon shadows",
 	.clock = AWS_CLOCK_NONE,
-	.new_anon = AWS_PROG(protect_new_anon),
-	.swapin = AWS_PROG(protect_swapin),
-	.evict = AWS_PROG(protect_evict),
-	.age = AWS_PROG(protect_age),
-	.file_workingset = AWS_PROG(protect_file_workingset),
+	.new_anon = protect_new_anon,
+	.swapin = protect_swapin,
+	.evict = protect_evict,
+	.age = protect_age,
+	.file_workingset = protect_file_workingset,
 };

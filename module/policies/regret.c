@@ -133,6 +133,9 @@ struct regret_state {
 	unsigned long stock_ratio; /* 6.1's inactive ratio, last asked */
 };
 
+AWS_ALWAYS(regret, new_anon, AWS_NO)	/* start inactive, as both do */
+AWS_FILE_WORKINGSET_ACTIVE(regret)
+
 AWS_ON_STATE_INIT(regret_state_init)
 {
 	struct regret_state *s = AWS_STATE(struct regret_state, state);
@@ -165,14 +168,6 @@ AWS_ON_EVICT(regret_evict)
 	return AWS_YES;
 }
 
-/* 6.1's workingset size for an anon refault (upstream.c). */
-static unsigned long regret_stock_size(const struct aws_lru_sizes *z)
-{
-	unsigned long ws = aws_sat_add(z->active_file, z->inactive_file);
-
-	return z->swap_available ? aws_sat_add(ws, z->active_anon) : ws;
-}
-
 /* The evidence one refault gives, under the rule that runs. */
 static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
 			 unsigned long h, unsigned long resident,
@@ -190,7 +185,7 @@ static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
 		s->for_twice = aws_sat_add(s->for_twice, r->nr_pages);
 	/* stock's rule or hold's */
 	if (!s->hold) {
-		if ((r->distance > regret_stock_size(z) && held) ||
+		if ((r->distance > aws_stock_workingset(z) && held) ||
 		    (r->workingset && r->distance <= resident))
 			s->for_hold = aws_sat_add(s->for_hold, r->nr_pages);
 		return;
@@ -238,7 +233,7 @@ AWS_ON_REFAULT(regret_refault)
 					   resident / REGRET_FLOOR);
 	}
 	if (!regret_holding(s)) {
-		r->workingset_size = regret_stock_size(z);
+		r->workingset_size = aws_stock_workingset(z);
 		return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
 	}
 	r->workingset_size = z->active_anon;
@@ -277,28 +272,18 @@ AWS_ON_INACTIVE_RATIO(regret_inactive_ratio)
 	return REGRET_RATIO;
 }
 
-AWS_ON_NEW_ANON(regret_new_anon)
-{
-	return AWS_NO;	/* start inactive, as both do */
-}
-
-AWS_ON_FILE_WORKINGSET(regret_file_workingset)
-{
-	return sizes->active_file;	/* the seed's file rule */
-}
-
 AWS_DEFINE_POLICY(regret) = {
 	.name = AWS_NAME("regret"),
 	.description = "stock's rule or hold's, one look or two, by the swap-ins saved",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct regret_state),
-	.state_init = AWS_PROG(regret_state_init),
-	.new_anon = AWS_PROG(regret_new_anon),
-	.evict = AWS_PROG(regret_evict),	/* every folio; evidence decays */
-	.refault = AWS_PROG(regret_refault),	/* weigh, then the rule that runs */
-	.age = AWS_PROG(regret_age),
-	.first_reference = AWS_PROG(regret_first_reference),
-	.keep_active = AWS_PROG(regret_keep_active),
-	.inactive_ratio = AWS_PROG(regret_inactive_ratio),
-	.file_workingset = AWS_PROG(regret_file_workingset),
+	.state_init = regret_state_init,
+	.new_anon = regret_new_anon,
+	.evict = regret_evict,	/* every folio; evidence decays */
+	.refault = regret_refault,	/* weigh, then the rule that runs */
+	.age = regret_age,
+	.first_reference = regret_first_reference,
+	.keep_active = regret_keep_active,
+	.inactive_ratio = regret_inactive_ratio,
+	.file_workingset = regret_file_workingset,
 };

@@ -149,6 +149,9 @@ struct stable_state {
  * order-0 refaults 6.1 will read it with): activations if @act, each of
  * which must stay @span.
  */
+AWS_ALWAYS(stable, new_anon, AWS_NO)	/* start inactive */
+AWS_FILE_WORKINGSET_ACTIVE(stable)
+
 static void stable_tick(struct stable_state *s, unsigned long nr, bool act,
 			unsigned long span)
 {
@@ -261,24 +264,14 @@ AWS_ON_REFAULT(stable_refault)
 	return AWS_YES;
 }
 
-AWS_ON_NEW_ANON(stable_new_anon)
-{
-	return AWS_NO;	/* start inactive */
-}
-
-AWS_ON_FILE_WORKINGSET(stable_file_workingset)
-{
-	return sizes->active_file;	/* the seed's file rule */
-}
-
 AWS_DEFINE_POLICY(stable) = {
 	.name = AWS_NAME("stable"),
 	.description = "detect, plus a hashed stable subset of refaults beyond memory",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct stable_state),
-	.new_anon = AWS_PROG(stable_new_anon),
-	.evict = AWS_PROG(stable_evict),	/* every folio, ticks the rate */
-	.refault = AWS_PROG(stable_refault),	/* detect's rule or the subset */
-	.age = AWS_PROG(stable_age),	/* activations age the anon clock */
-	.file_workingset = AWS_PROG(stable_file_workingset),
+	.new_anon = stable_new_anon,
+	.evict = stable_evict,	/* every folio, ticks the rate */
+	.refault = stable_refault,	/* detect's rule or the subset */
+	.age = stable_age,	/* activations age the anon clock */
+	.file_workingset = stable_file_workingset,
 };

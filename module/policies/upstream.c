@@ -14,31 +14,20 @@
  */
 #include "aws_policy.h"
 
+AWS_ALWAYS(upstream, new_anon, AWS_NO)	/* start inactive */
+AWS_ALWAYS(upstream, evict, AWS_YES)	/* every folio, large ones too */
+
 AWS_ON_REFAULT(upstream_refault)
 {
-	const struct aws_lru_sizes *s = &r->sizes;
-
-	r->workingset_size = s->active_file + s->inactive_file;
-	if (s->swap_available)
-		r->workingset_size += s->active_anon;
+	r->workingset_size = aws_stock_workingset(&r->sizes);
 	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
-}
-
-AWS_ON_NEW_ANON(upstream_new_anon)
-{
-	return AWS_NO;	/* start inactive */
-}
-
-AWS_ON_EVICT(upstream_evict)
-{
-	return AWS_YES;	/* every folio, large ones too */
 }
 
 AWS_DEFINE_POLICY(upstream) = {
 	.name = AWS_NAME("upstream"),
 	.description = "Linux 6.1's algorithm run by the module",
 	.clock = AWS_CLOCK_SHARED,
-	.new_anon = AWS_PROG(upstream_new_anon),
-	.evict = AWS_PROG(upstream_evict),
-	.refault = AWS_PROG(upstream_refault),
+	.new_anon = upstream_new_anon,
+	.evict = upstream_evict,
+	.refault = upstream_refault,
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Compiled, not run: include/aws_core.h and include/aws_policy.h
+ * Compiled, not run: include/aws_core.h, include/aws_policy.h and
+ * include/aws_bpf_ops.h
  * must stand alone, compile freestanding with kernel-like warnings (also
  * for a 32-bit target), and instantiate every function without pulling in
  * a single external symbol (the Makefile links this object with the
@@ -8,6 +9,7 @@
  * result: nothing outside the policies, no libc, no kernel helpers).
  */
 #include "aws_policy.h"
+#include "aws_bpf_ops.h"
 
 void aws_header_check(void);
 

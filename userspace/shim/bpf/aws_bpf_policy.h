@@ -16,17 +16,24 @@
 #ifndef _AWS_BPF_POLICY_H
 #define _AWS_BPF_POLICY_H
 
-#include "aws_policy_types.h"
+#include "aws_bpf_ops.h"
 
 #define SEC(name)
 #define BPF_PROG(prog, ...)	prog(__VA_ARGS__)
 #define AWS_BPF_LICENSE		struct aws_bpf_license_unused
 #define AWS_BPF_RODATA		const
 
-#define AWS_BPF_STATE_MAX	512
-#define AWS_BPF_DESCRIPTION_MAX	64
-
-struct aws_bpf_state;
+/* userspace/bpf/aws_bpf_policy.h's shared decisions, as functions */
+#define AWS_BPF_ALWAYS(prog, member, answer)				\
+enum aws_decision prog(const struct aws_folio *f, struct aws_bpf_state *state) \
+{									\
+	return answer;							\
+}
+#define AWS_BPF_FILE_WORKINGSET_ACTIVE(prog)				\
+unsigned long prog(const struct aws_lru_sizes *s, unsigned long stock_size) \
+{									\
+	return s->active_file;						\
+}
 
 /*
  * The declared size of the state of the policy being called (twins.c sets
@@ -41,36 +48,5 @@ static inline unsigned char *aws_bpf_state_mem(struct aws_bpf_state *state,
 		return NULL;
 	return (unsigned char *)state;
 }
-
-/* module/aws_bpf.c's struct_ops type, member for member. */
-struct aws_bpf_ops {
-	enum aws_decision (*new_anon)(const struct aws_folio *f,
-				      struct aws_bpf_state *state);
-	enum aws_decision (*swapin)(const struct aws_folio *f,
-				    struct aws_bpf_state *state);
-	enum aws_decision (*swapin_mapped)(const struct aws_folio *f,
-					   struct aws_bpf_state *state);
-	enum aws_decision (*evict)(const struct aws_folio *f,
-				   struct aws_bpf_state *state);
-	enum aws_decision (*refault)(struct aws_refault *r,
-				     struct aws_bpf_state *state);
-	enum aws_decision (*age)(const struct aws_folio *f,
-				 struct aws_bpf_state *state);
-	enum aws_decision (*first_reference)(const struct aws_folio *f,
-					     struct aws_bpf_state *state);
-	enum aws_decision (*keep_active)(const struct aws_folio *f,
-					 struct aws_bpf_state *state);
-	unsigned long (*inactive_ratio)(const struct aws_lru_sizes *s,
-					unsigned long stock_ratio,
-					struct aws_bpf_state *state);
-	unsigned long (*file_workingset)(const struct aws_lru_sizes *s,
-					 unsigned long stock_size);
-	void (*state_init)(struct aws_bpf_state *state);
-	unsigned int clock;
-	unsigned int state_size;
-	char name[AWS_POLICY_NAME_MAX + 1];
-	char description[AWS_BPF_DESCRIPTION_MAX];
-	unsigned long long cgroup_id;
-};
 
 #endif /* _AWS_BPF_POLICY_H */
