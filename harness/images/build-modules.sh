@@ -30,6 +30,13 @@ fi
 rm -f "$OUT/.aws-key"
 stage "module: build anon_workingset.ko + aws_smoke.ko ($AWS_KVER $VARIANT)"
 rm -rf "$OUT/module/policies"
+# A module whose sources did not change is not rebuilt by kbuild, but its
+# BTF is split against vmlinux's: after a kernel rebuild the old one is
+# refused at insmod ("failed to validate module BTF"), so every object
+# goes (ccache makes the rebuild cheap).
+if ! cmp -s "$OBJ/.aws-built-key" "$OUT/.aws-kernel-key"; then
+	rm -rf "${OUT:?}/module" "${OUT:?}/smoke"
+fi
 mkdir -p "$OUT/module/policies" "$OUT/include" "$OUT/smoke"
 cp -p "$AWS_TOP"/module/*.[ch] "$AWS_TOP"/module/Kbuild "$OUT/module/"
 cp -p "$AWS_TOP"/module/policies/*.c "$OUT/module/policies/"
@@ -46,4 +53,5 @@ for m in module smoke; do
 	fi
 done
 stage_done ""
+cp "$OBJ/.aws-built-key" "$OUT/.aws-kernel-key"
 echo "$key" >"$OUT/.aws-key"
