@@ -121,8 +121,24 @@ unsigned int aws_policy_index(const struct aws_policy *p);
 unsigned int aws_run_find(const char *buf, size_t len);
 const char *aws_run_name(unsigned int i);
 void aws_warn_unknown_policy(const char *buf, size_t len);
-void aws_switch_begin(void);
+/*
+ * What a switch sweeps (aws_switch.c): every shadow (@all), or those run
+ * @stamper - 1 stamped on the lruvecs of @memcgs (NULL: of any memcg).
+ */
+struct aws_scope {
+	struct rcu_head rcu;
+	bool all;
+	unsigned int stamper;
+	unsigned long *memcgs;
+};
+
+extern struct aws_scope *aws_sweep_scope;
+bool aws_scope_match(const struct aws_scope *sc, unsigned long value);
+bool aws_swept_since(unsigned int epoch, unsigned int now,
+		     unsigned long value);
+void aws_switch_begin(struct mem_cgroup *memcg, unsigned int old);
 unsigned long aws_switch_end(void);
+void aws_switch_exit(void);
 void aws_switch_global(unsigned int policy);
 
 /* aws_cgroup.c */

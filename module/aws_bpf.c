@@ -471,7 +471,7 @@ static void aws_bpf_drop(unsigned int n)
 	r = aws_bpf_run(n);
 	idx = aws_nr_policies + n;
 	aws_bpf_slots[n].link = NULL;
-	aws_switch_begin();
+	aws_switch_begin(NULL, 0);
 	WRITE_ONCE(r->live, false);
 	if (aws_global == idx) {
 		prev = aws_global_prev;

@@ -19,9 +19,10 @@
  *
  * Who may write.  Both files are writable by their owner, and under cgroup
  * v2 delegation (systemd user slices, containers) the owner of a delegated
- * cgroup's files is the delegatee.  But a policy write sweeps the shadows
- * of every cgroup, and a policy decides how a cgroup's pages compete with
- * its siblings' under shared pressure: both reach beyond the subtree.  So
+ * cgroup's files is the delegatee.  But a policy write sweeps shadows on
+ * the ancestors' lruvecs too, and a policy decides how a cgroup's pages
+ * compete with its siblings' under shared pressure: both reach beyond the
+ * subtree.  So
  * a write needs CAP_SYS_ADMIN in the initial user namespace, checked on
  * the credentials of whoever opened the file (as the kernel checks a file
  * handed on), like the module parameters; anyone who can open them may
@@ -50,11 +51,14 @@
  * recycled memcg id starts with fresh private state (aws_state_claim() in
  * aws_main.c).
  *
- * A change of a cgroup's policy is a policy switch like a global one
- * (aws_switch.c): every shadow in the swap caches is swept, those of other
- * cgroups too, so that no shadow is ever read under a policy other than
- * the one that stamped it.  The price is one round of refault information
- * for everybody.  A ratio change needs no sweep.
+ * A change of a cgroup's policy is a policy switch (aws_switch.c) whose
+ * sweep is scoped: the shadows its old policy stamped on the lruvecs of
+ * the cgroup, its descendants and its ancestors go, since the clocks they
+ * were stamped on stop being aged by the cgroup's pages; every other
+ * cgroup keeps its refault information.  A child with a policy of its own
+ * keeps it when its parent's changes (the nearest setting wins), and so
+ * do the shadows it stamped, unless its policy is the parent's old one.
+ * A ratio change needs no sweep.
  *
  * Settings are kept in an xarray indexed by the cgroup's id (cgroup_id(),
  * the kernfs node id: 64 bits, never reused while the system runs), not by
@@ -236,12 +240,16 @@ static int aws_cg_lock_live(struct kernfs_open_file *of)
 }
 
 /*
- * Set cgroup @id's policy to run @idx - 1 (0: "default"), parameter lock
- * held: a policy switch, with its sweep, if it changes.
+ * Set the policy of the cgroup of memory css @css to run @idx - 1 (0:
+ * "default"), parameter lock held: a policy switch, with its sweep of
+ * the shadows its old policy stamped (aws_switch.c), if it changes.
  */
-static int aws_cg_select(u64 id, unsigned long idx)
+static int aws_cg_select(struct cgroup_subsys_state *css, unsigned long idx)
 {
+	struct mem_cgroup *memcg = mem_cgroup_from_css(css);
+	u64 id = cgroup_id(css->cgroup);
 	unsigned long old, new, swept;
+	unsigned int was, ratio;
 	int ret = 0;
 
 	old = aws_cg_get(id);
@@ -249,7 +257,10 @@ static int aws_cg_select(u64 id, unsigned long idx)
 	if (new != old) {
 		new &= (1UL << AWS_CG_PREV_SHIFT) - 1;
 		new |= (old & AWS_CG_POLICY_MASK) << AWS_CG_PREV_SHIFT;
-		aws_switch_begin();
+		rcu_read_lock();
+		aws_cgroup_lookup(memcg, &was, &ratio);
+		rcu_read_unlock();
+		aws_switch_begin(memcg, was);
 		ret = aws_cg_set(id, new);
 		swept = aws_switch_end();
 		if (!ret) {
@@ -282,7 +293,7 @@ static int aws_cg_check_select(u64 id, unsigned int run, bool select)
 	if (css && css->cgroup == cgrp) {
 		ret = READ_ONCE(css->flags) & CSS_DYING ? -ENODEV : 0;
 		if (!ret && select)
-			ret = aws_cg_select(id, run + 1);
+			ret = aws_cg_select(css, run + 1);
 	}
 	if (css)
 		css_put(css);
@@ -304,7 +315,6 @@ static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 				   size_t nbytes, loff_t off)
 {
 	unsigned long idx = 0, run;
-	u64 id = aws_of_id(of);
 	int ret = 0;
 
 	if (!aws_cg_may_write(of))
@@ -322,7 +332,7 @@ static ssize_t aws_cg_policy_write(struct kernfs_open_file *of, char *buf,
 		}
 		idx = run + 1;
 	}
-	ret = aws_cg_select(id, idx);
+	ret = aws_cg_select(of_css(of), idx);
 	kernel_param_unlock(THIS_MODULE);
 	return ret ?: nbytes;
 }

@@ -79,18 +79,22 @@ static struct aws_run *aws_lruvec_run(struct lruvec *lruvec,
 }
 
 /*
- * Whether a switch is in progress, and the epoch to judge shadows in.
- * Pairs with aws_switch_begin(), which writes in the opposite order: the
- * policy and the handover were read first, and who reads a new epoch
- * reads the flag that came before it, so a switch that starts meanwhile
- * drops the shadow instead of failing its epoch check.
+ * The scope of the switch in progress (NULL: none), and the epoch to judge
+ * shadows in.  Pairs with aws_switch_begin(), which writes in the opposite
+ * order: the policy and the handover were read first, and who reads a new
+ * epoch reads the flag and the scope that came before it, so a switch that
+ * starts meanwhile drops the shadow it sweeps instead of failing its epoch
+ * check.
  */
-static bool aws_switching(unsigned int *epoch)
+static const struct aws_scope *aws_switching(unsigned int *epoch)
 {
 	smp_rmb();	/* the policy and the handover before the epoch */
 	*epoch = READ_ONCE(aws_epoch);
 	smp_rmb();	/* the epoch before the flag */
-	return READ_ONCE(aws_sweeping);
+	if (!READ_ONCE(aws_sweeping))
+		return NULL;
+	smp_rmb();	/* the flag before the scope */
+	return READ_ONCE(aws_sweep_scope);
 }
 
 /*
@@ -313,12 +317,15 @@ static bool aws_swapin(struct folio *folio, void **shadowp)
 	const struct aws_policy *p = r->policy;
 	unsigned long nr = folio_nr_pages(folio);
 	unsigned int stamper = 0, epoch = 0, now_epoch;
+	const struct aws_scope *sweeping;
 	void *shadow = *shadowp;
 	bool stock_kind = false, live;
 	struct aws_shadow s;
 	struct aws_folio f;
 
-	if (shadow && aws_switching(&now_epoch)) {
+	sweeping = aws_switching(&now_epoch);
+	if (shadow && sweeping &&
+	    aws_scope_match(sweeping, xa_to_value(shadow))) {
 		/* Maybe stamped with the old clock: judge nothing. */
 		aws_count(AWS_REFAULTS_DROPPED, nr);
 		*shadowp = shadow = NULL;
@@ -360,8 +367,9 @@ static bool aws_swapin(struct folio *folio, void **shadowp)
 	}
 	/* Pairs with aws_bpf_reg(): a live run is a filled one. */
 	live = smp_load_acquire(&aws_runs[stamper - 1].live);
-	if (epoch != now_epoch || !live) {
-		/* A switch swept its epoch: the protocol failed. */
+	if (!live || (epoch != now_epoch &&
+		      aws_swept_since(epoch, now_epoch, xa_to_value(shadow)))) {
+		/* A switch since its epoch swept it: the protocol failed. */
 		aws_count(AWS_REFAULTS_OLD_EPOCH, nr);
 		return true;
 	}

@@ -202,7 +202,7 @@ static void aws_exit_policies(void)
 	kernel_param_lock(THIS_MODULE);
 	aws_live = false;
 	aws_exiting = true;
-	aws_switch_begin();
+	aws_switch_begin(NULL, 0);
 	WRITE_ONCE(aws_global, aws_policy_index(&aws_policy_stock));
 	aws_cgroup_clear();
 	WRITE_ONCE(aws_handed_over, true);
@@ -214,6 +214,7 @@ static void aws_exit_policies(void)
 		msleep(READ_ONCE(exit_delay_ms));
 #endif
 	anon_ws_unregister(&aws_ops);
+	aws_switch_exit();
 }
 
 static int __init aws_init(void)

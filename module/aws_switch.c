@@ -14,21 +14,39 @@
  *
  * A switch must leave no refault judged with the wrong clock.  It first
  * raises aws_sweeping, in which every swap-in drops the shadow it found
- * instead of judging it, steps the epoch that evictions write into their
- * shadows' tag, then publishes the new policy and waits a grace period
- * (hooks run under RCU), so that every hook still working with the old
- * policy has finished.  The sweep (anon_ws_clear_swap_shadows()) then
- * removes every shadow left; evictions from then on stamp the new clock.
- * A swap-in that took its shadow out of the swap cache before the sweep
- * but judges it only after it -- preempted in between, which Debian's
- * preemptible RCU allows outside a read section -- is caught by the
- * kernel: the sweep moves the shadow generation, and the swap-in checks it
- * again in the read section that judges the shadow, before it asks us.  A
- * second grace period before aws_sweeping drops lets every judge that had
- * not seen the generation move finish while swap-ins still drop.  A shadow
- * of an earlier epoch that reaches a refault anyway is counted
- * (refaults_old_epoch) and not judged: the count is the test that the
- * protocol holds.
+ * if the switch sweeps it, instead of judging it, steps the epoch that
+ * evictions write into their shadows' tag, then publishes the new policy
+ * and waits a grace period (hooks run under RCU), so that every hook
+ * still working with the old policy has finished.  The sweep
+ * (anon_ws_clear_swap_shadows()) then removes every shadow the switch
+ * sweeps; evictions from then on stamp the new clock.  A swap-in that
+ * took its shadow out of the swap cache before the sweep but judges it
+ * only after it -- preempted in between, which Debian's preemptible RCU
+ * allows outside a read section -- is caught by the kernel: the sweep
+ * moves the shadow generation, and the swap-in checks it again in the
+ * read section that judges the shadow, before it asks us.  A second grace
+ * period before aws_sweeping drops lets every judge that had not seen the
+ * generation move finish while swap-ins still drop.  A shadow that a
+ * switch since its epoch swept and that reaches a refault anyway is
+ * counted (refaults_old_epoch) and not judged: the count is the test that
+ * the protocol holds.
+ *
+ * What a switch sweeps, its scope.  A global one (the module parameter,
+ * load, unload, a BPF policy's detach) sweeps every shadow.  A change of
+ * one cgroup's policy sweeps the shadows its old policy stamped on the
+ * lruvecs of the cgroup, of its descendants and of its ancestors (global
+ * reclaim stamps the root's): those are the ones a clock that the cgroup
+ * stops ageing would misjudge.  Every other shadow stays and keeps its
+ * meaning, since its refault is judged by the policy that stamped it, on
+ * its own clock (aws_hooks.c).  Stock shadows are never swept by a
+ * cgroup's switch: stock judges them, on the shared clock, whoever runs.
+ * While the switch is in progress a swap-in drops any shadow of the old
+ * policy (of any cgroup: the lruvecs are listed only once the new policy
+ * is published, so that a child cgroup made meanwhile is among them), and
+ * the kernel's generation drops every shadow a swap-in took during the
+ * sweep.  The last AWS_EPOCHS switches' scopes are kept, so that the
+ * epoch check of a refault asks only the switches its shadow lived
+ * through.
  *
  * Policy writes and load/unload are serialised by the module's parameter
  * lock, which sysfs writes already hold and cgroup file writes take.  Once
@@ -36,8 +54,12 @@
  * are still registered, and only a switch may change what they do.
  */
 #include <linux/anon_ws_hooks.h>
+#include <linux/bitmap.h>
+#include <linux/cgroup.h>
 #include <linux/kernel.h>
+#include <linux/memcontrol.h>
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 
 #include "anon_workingset.h"
 #include "aws_trace.h"
@@ -57,8 +79,17 @@ unsigned int aws_ratio = AWS_RATIO_AUTO;
 bool aws_live;
 /* Unload has begun: policy writes are refused (param lock). */
 bool aws_exiting;
-/* A switch is in progress: swap-ins drop the shadows they find. */
+/* A switch is in progress: swap-ins drop the shadows it sweeps. */
 bool aws_sweeping;
+/* A global switch's scope: every shadow */
+static struct aws_scope aws_scope_all = { .all = true };
+/*
+ * What the switch in progress sweeps (read while aws_sweeping), and what
+ * the switch that began each epoch swept (RCU; freed when its epoch is
+ * reused).
+ */
+struct aws_scope *aws_sweep_scope = &aws_scope_all;
+static struct aws_scope __rcu *aws_scopes[AWS_EPOCHS + 1];
 /*
  * Unloading: the stock code stamps and judges every shadow again (set in
  * the last switch, aws_main.c).
@@ -127,10 +158,95 @@ const char *aws_run_name(unsigned int i)
 	return aws_runs[i].policy->name;
 }
 
-static unsigned long aws_sweep_shadows(void)
+/*
+ * Whether a switch of scope @sc sweeps the shadow @value: every one for a
+ * global switch, else a policy shadow that its old policy stamped on one
+ * of its lruvecs (any while they are not listed yet).  Runs under the
+ * swap cache's xa_lock in the sweep, under RCU in a swap-in.
+ */
+bool aws_scope_match(const struct aws_scope *sc, unsigned long value)
 {
-	unsigned long cleared = anon_ws_clear_swap_shadows();
+	/* Pairs with aws_switch_end(): a list is a filled one. */
+	unsigned long *memcgs = smp_load_acquire(&sc->memcgs);
+	struct aws_shadow s;
 
+	if (sc->all)
+		return true;
+	if (!aws_shadow_kind(&aws_raw_layout, value))
+		return false;
+	aws_unpack_shadow(&aws_layout, value, &s);
+	if ((s.tag & ((1U << AWS_TAG_POLICY_BITS) - 1)) != sc->stamper)
+		return false;
+	return !memcgs || (s.memcgid <= AWS_MEMCG_ID_MAX &&
+			   test_bit(s.memcgid, memcgs));
+}
+
+static bool aws_sweep_match(unsigned long value, void *sc)
+{
+	return aws_scope_match(sc, value);
+}
+
+/*
+ * Whether a switch after @epoch, up to @now, swept the policy shadow
+ * @value stamped in @epoch: then it must never reach a refault.  Under
+ * RCU.  A shadow that lived through more than AWS_EPOCHS switches is asked
+ * about the last ones only.
+ */
+bool aws_swept_since(unsigned int epoch, unsigned int now,
+		     unsigned long value)
+{
+	const struct aws_scope *sc;
+	unsigned int e = epoch;
+
+	while (e != now) {
+		e = e % AWS_EPOCHS + 1;
+		sc = rcu_dereference(aws_scopes[e]);
+		if (!sc || aws_scope_match(sc, value))
+			return true;
+	}
+	return false;
+}
+
+static void aws_scope_free(struct rcu_head *head)
+{
+	struct aws_scope *sc = container_of(head, struct aws_scope, rcu);
+
+	bitmap_free(sc->memcgs);
+	kfree(sc);
+}
+
+/*
+ * The lruvecs a change of @memcg's policy sweeps: the memcg ids of its
+ * subtree and its ancestors; NULL without memory to list them.
+ */
+static unsigned long *aws_scope_memcgs(struct mem_cgroup *memcg)
+{
+	unsigned long *ids = bitmap_zalloc(AWS_MEMCG_ID_MAX + 1, GFP_KERNEL);
+	struct cgroup_subsys_state *pos;
+	struct mem_cgroup *m;
+
+	if (!ids)
+		return NULL;
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &memcg->css)
+		__set_bit(mem_cgroup_id(mem_cgroup_from_css(pos)), ids);
+	for (m = parent_mem_cgroup(memcg); m; m = parent_mem_cgroup(m))
+		__set_bit(mem_cgroup_id(m), ids);
+	rcu_read_unlock();
+	return ids;
+}
+
+/* A cgroup switch pending, for aws_switch_end() to list its lruvecs */
+static struct mem_cgroup *aws_switch_memcg;
+
+static unsigned long aws_sweep_shadows(struct aws_scope *sc)
+{
+	unsigned long cleared;
+
+	if (sc->all)
+		cleared = anon_ws_clear_swap_shadows(NULL, NULL);
+	else
+		cleared = anon_ws_clear_swap_shadows(aws_sweep_match, sc);
 	aws_count(AWS_SHADOWS_SWEPT, cleared);
 	atomic_long_set(&aws_last_sweep, cleared);
 	atomic_long_inc(&aws_sweeps);
@@ -140,10 +256,30 @@ static unsigned long aws_sweep_shadows(void)
 /*
  * A switch, with the parameter lock held: aws_switch_begin(), publish the
  * change (global policy or a cgroup's), aws_switch_end(), which returns
- * the number of shadows swept.  See above.
+ * the number of shadows swept.  @memcg is the cgroup whose policy changes
+ * (NULL: a global switch) and @old the run it had.  See above.
  */
-void aws_switch_begin(void)
+void aws_switch_begin(struct mem_cgroup *memcg, unsigned int old)
 {
+	struct aws_scope *sc = &aws_scope_all, *prev;
+	unsigned int epoch = aws_epoch % AWS_EPOCHS + 1;
+
+	if (memcg) {
+		sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+		if (sc) {
+			sc->stamper = old + 1;
+			css_get(&memcg->css);
+			aws_switch_memcg = memcg;
+		} else {
+			pr_warn_ratelimited("anon_workingset: no memory to scope a cgroup's switch: every shadow is swept\n");
+			sc = &aws_scope_all;
+		}
+	}
+	prev = rcu_replace_pointer(aws_scopes[epoch], sc, true); /* param lock */
+	if (prev && !prev->all)
+		call_rcu(&prev->rcu, aws_scope_free);
+	WRITE_ONCE(aws_sweep_scope, sc);
+	smp_wmb();	/* the scope before the flag */
 	WRITE_ONCE(aws_sweeping, true);
 	/*
 	 * Pairs with aws_switching(), which reads in the opposite order:
@@ -151,26 +287,52 @@ void aws_switch_begin(void)
 	 * epoch sees the flag.
 	 */
 	smp_wmb();
-	WRITE_ONCE(aws_epoch, aws_epoch % AWS_EPOCHS + 1);
+	WRITE_ONCE(aws_epoch, epoch);
 	smp_wmb();	/* the epoch before the policy the caller publishes */
 }
 
 unsigned long aws_switch_end(void)
 {
+	struct aws_scope *sc = aws_sweep_scope;
 	unsigned long swept;
 
 	aws_synchronize();
-	swept = aws_sweep_shadows();
+	if (aws_switch_memcg) {
+		/* Every child made until now follows the new policy. */
+		unsigned long *ids = aws_scope_memcgs(aws_switch_memcg);
+
+		css_put(&aws_switch_memcg->css);
+		aws_switch_memcg = NULL;
+		if (ids)	/* filled before aws_scope_match() reads */
+			smp_store_release(&sc->memcgs, ids);
+		else	/* every shadow of the old policy */
+			pr_warn_ratelimited("anon_workingset: no memory to list a cgroup's lruvecs: every shadow of its old policy is swept\n");
+	}
+	swept = aws_sweep_shadows(sc);
 	aws_synchronize();
 	WRITE_ONCE(aws_sweeping, false);
 	return swept;
+}
+
+/* Unload, past the last switch and every hook call: free the scopes. */
+void aws_switch_exit(void)
+{
+	struct aws_scope *sc;
+	unsigned int e;
+
+	rcu_barrier();	/* aws_scope_free() is module code */
+	for (e = 1; e <= AWS_EPOCHS; e++) {
+		sc = rcu_replace_pointer(aws_scopes[e], NULL, true);
+		if (sc && !sc->all)
+			aws_scope_free(&sc->rcu);
+	}
 }
 
 void aws_switch_global(unsigned int policy)
 {
 	unsigned long swept;
 
-	aws_switch_begin();
+	aws_switch_begin(NULL, 0);
 	aws_global_prev = aws_global;
 	WRITE_ONCE(aws_global, policy);
 	swept = aws_switch_end();

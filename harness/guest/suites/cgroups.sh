@@ -9,8 +9,9 @@
 # setting inherits its parent's policy and ratio, and a cgroup's own ratio
 # beats its parent's; a cgroup's policy changes under a verifying load
 # like a global switch (counted, swept: no shadow of an old policy reaches
-# a refault); a deleted cgroup's setting is dropped and a new cgroup of
-# the same name starts at default; a write in flight when rmdir begins is
+# a refault), and its sweep leaves a sibling's shadows alone; a deleted
+# cgroup's setting is dropped and a new cgroup of the same name starts at
+# default; a write in flight when rmdir begins is
 # refused by the module itself; bad input is refused with nothing changed;
 # each policy ages clocks of its own; a delegatee cannot write the files;
 # a deleted cgroup's shadows are judged by the policy that stamped them; a
@@ -20,7 +21,7 @@
 CG=/sys/fs/cgroup
 mod_unload
 echo +memory >$CG/cgroup.subtree_control
-rmdir $CG/pa/kid $CG/pa $CG/pb $CG/pc $CG/pd $CG/deleg/sub $CG/deleg $CG/pe $CG/pf \
+rmdir $CG/pa/kid $CG/pa $CG/pb $CG/pc $CG/pd $CG/deleg/sub $CG/deleg $CG/pe $CG/pf $CG/se $CG/sf \
 	$CG/ra/k/g $CG/ra/k $CG/ra $CG/rq/rb $CG/rq 2>/dev/null
 mkdir -p $CG/pa/kid $CG/pb $CG/pc
 echo +memory >$CG/pa/cgroup.subtree_control
@@ -263,6 +264,53 @@ if [ $rcc = 0 ] && grep -q 'verify_fail=0' /tmp/pc.out; then
 else
 	fail verified_across_cgroup_changes "exit $rcc: $(grep -m1 'RESULT\|VERIFY_FAIL' /tmp/pc.out)"
 fi
+
+# A cgroup's switch sweeps only the shadows its old policy stamped on its
+# own lruvecs (and its ancestors', which global reclaim stamps; none
+# here): two siblings of 16M each fill 32M under detect, both loads are
+# stopped with their pages swapped out, and each sibling in turn switches
+# to protect (stateless, as detect: reused_memcg_id_resets_state below
+# counts the ids of deleted cgroups that kept state).  Neither sweep may
+# take more shadows than its cgroup has pages in swap, and the second,
+# with nothing evicted since the first, must find the other sibling's
+# shadows still there: a sweep of every cgroup's shadows would have left
+# it none.  Then both run on, and no shadow a sweep took reaches a
+# refault (refaults_old_epoch, asked switch by switch).
+mkdir $CG/se $CG/sf
+for c in se sf; do
+	echo 16M >$CG/$c/memory.max
+	echo detect >$CG/$c/memory.anon_ws_policy
+done
+in_cg se aws-loop --size 32M --loops 100 >/dev/null 2>&1 &
+pid_se=$!
+in_cg sf aws-loop --size 32M --loops 100 >/dev/null 2>&1 &
+pid_sf=$!
+# pages in swap of cgroup C
+swapped() { echo $(($(cat "$CG/$1/memory.swap.current") / 4096)); }
+for _ in $(seq 1 $((120 * ${AWS_SLOW:-1}))); do
+	[ "$(swapped se)" -gt 2048 ] && [ "$(swapped sf)" -gt 2048 ] && break
+	sleep 0.5
+done
+kill -STOP "$pid_se" "$pid_sf"
+sleep 1	# reclaim in flight stores its shadows
+ne=$(swapped se) nf=$(swapped sf) oe0=$(aws_stat refaults_old_epoch)
+echo protect >$CG/se/memory.anon_ws_policy
+we=$(aws_stat last_sweep_shadows)
+echo protect >$CG/sf/memory.anon_ws_policy
+wf=$(aws_stat last_sweep_shadows)
+kill -CONT "$pid_se" "$pid_sf"
+sleep $((2 * ${AWS_SLOW:-1}))
+kill "$pid_se" "$pid_sf"	# aws-loop ends on its count, not on SIGUSR1
+wait "$pid_se" "$pid_sf"
+oe=$(aws_stat refaults_old_epoch)
+if [ "$we" -gt 1024 ] && [ "$we" -le "$ne" ] && [ "$wf" -gt 1024 ] && [ "$wf" -le "$nf" ] &&
+	[ "$oe" = "$oe0" ]; then
+	ok "cgroup_switch_sweeps_its_own # swept $we of se's $ne pages in swap, then $wf of sf's $nf; old epoch $oe"
+else
+	fail cgroup_switch_sweeps_its_own "swept $we (se has $ne in swap), then $wf (sf has $nf):" \
+		"want each above 1024 and within its own; old epoch $oe0 -> $oe"
+fi
+rmdir $CG/se $CG/sf
 
 # A deleted cgroup's setting goes; a new cgroup of the same name starts
 # at default (its id is new, whatever memcg id it gets).
