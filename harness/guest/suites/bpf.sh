@@ -140,12 +140,14 @@ fi
 # The counters of one window differ between two runs by more than a wrong
 # policy would make them differ (6 runs each: refaults 13,277-13,846,
 # activations 1,538-2,390; a clean clone once failed a tolerance drawn from
-# them), so the runs are compared on what detect's rule makes exact, on
-# each run's own counters: every new page placed inactive, every eviction
-# (all small pages here) leaving a shadow, some refaults activated and
-# some not.  A bdetect that started pages active, left no shadow or
-# activated every refault fails it; bdetect_verdicts_are_detects checks
-# each verdict against the rule on the figures it was given.
+# them), so bdetect's run is judged on what detect's rule makes exact, on
+# its own counters: every new page placed inactive, every eviction (all
+# small pages here) leaving a shadow, some refaults activated and some
+# not.  A bdetect that started pages active, left no shadow or activated
+# every refault fails it; bdetect_verdicts_are_detects checks each
+# verdict against the rule on the figures it was given.  (A second
+# window under detect itself gave only a line to read beside it; the
+# twin cases below compare C and BPF builds at once.)
 KEYS=(refaults activations evictions evictions_noshadow placed_active placed_inactive)
 declare -A BD_E BD_D
 record_window workload bpfw || diag "trace-cmd start or the summary failed"
@@ -159,10 +161,6 @@ else
 		"($nin in, $nout out, ${E[policy_bdetect_aws_refault]:-0} of ${E[aws_refault]:-0} bdetect's, $LOST lost)"
 fi
 for k in "${!E[@]}"; do BD_E[$k]=${E[$k]}; done
-set_policy detect
-record_window workload bpfw || diag "trace-cmd start or the summary failed"
-declare -A C_D
-for k in "${KEYS[@]}"; do C_D[$k]=$(delta "$k"); done
 # detects_rule ARRAY: what is off detect's rule in the counters of ARRAY
 detects_rule() {
 	local -n _d=$1
@@ -176,16 +174,18 @@ detects_rule() {
 	echo "$off"
 }
 line=''
-for k in "${KEYS[@]}"; do line+=" $k ${C_D[$k]}/${BD_D[$k]}"; done
-off_c=$(detects_rule C_D) off_b=$(detects_rule BD_D)
-if [ -z "$off_c$off_b" ]; then
-	ok "bdetect_counters_like_detect # detect/bdetect:$line"
+for k in "${KEYS[@]}"; do line+=" $k ${BD_D[$k]}"; done
+off_b=$(detects_rule BD_D)
+if [ -z "$off_b" ]; then
+	ok "bdetect_counters_like_detect # bdetect:$line"
 else
-	fail bdetect_counters_like_detect "detect:${off_c:- ok} bdetect:${off_b:- ok} (detect/bdetect:$line)"
+	fail bdetect_counters_like_detect "bdetect:$off_b (bdetect:$line)"
 fi
-# The trace: the same kinds of events under both, and bdetect's events
-# add up to its counters (so their counts are the counters compared above).
-kinds_c=$(printf '%s\n' "${!E[@]}" | grep -x 'aws_[a-z]*' | sort | xargs)
+# The trace: the kinds of events detect's callbacks make (it places,
+# evicts, judges refaults and ages its clock: the four that detect's own
+# window showed when this case still ran one), and bdetect's events add
+# up to its counters (so their counts are the counters checked above).
+kinds_c="aws_age aws_evict aws_place aws_refault"
 kinds_b=$(printf '%s\n' "${!BD_E[@]}" | grep -x 'aws_[a-z]*' | sort | xargs)
 sums="refault ${BD_E[refault]:-0}/${BD_D[refaults]} evict ${BD_E[evict_shadow]:-0}/${BD_D[evictions]}"
 sums+=" place ${BD_E[place_inactive]:-0}/${BD_D[placed_inactive]}"
@@ -196,7 +196,7 @@ if [ -n "$kinds_b" ] && [ "$kinds_b" = "$kinds_c" ] && [ "${BD_E[refault]:-0}" =
 	[ "${BD_E[refault_activate]:-0}" = "${BD_D[activations]}" ]; then
 	ok "bdetect_events_like_detect # kinds: $kinds_b; events/counters: $sums"
 else
-	fail bdetect_events_like_detect "kinds '$kinds_b' vs detect's '$kinds_c'; events/counters: $sums"
+	fail bdetect_events_like_detect "kinds '$kinds_b', detect's '$kinds_c'; events/counters: $sums"
 fi
 bpf_stop bdetect TERM
 gone bdetect || diag "bdetect still listed after its loader stopped"
@@ -513,8 +513,11 @@ done
 # checks the global attach.)
 # The copies: each must admit one long refault in its own long_every,
 # give or take one per lruvec (each counts in its own state), with more
-# than 100 long ones each, activate every short one, and name only its
-# own cgroup's memcg.  Catches a loader whose -n or -s does not reach the
+# than 100 long ones each, activate every short one it had, and name only
+# its own cgroup's memcg.  bex3, admitting fewer, keeps a shorter active
+# list and may have no short refault at all (0 of some 6,200 once, in
+# 2026-12-07's runs; bexample's 192-771 in the same runs, which
+# bexample_activates_every_short_refault asks to be some).  Catches a loader whose -n or -s does not reach the
 # kernel (the second attach refused with EEXIST, or every other one
 # admitted by both) and copies that share their settings or their state.
 mkdir $CG/bpfc1 $CG/bpfc2
@@ -537,9 +540,9 @@ if bpf_attach bc2 bexample.bpf.o -c $CG/bpfc1 &&
 		long=${E[long_$p]:-0} in=${E[long_in_$p]:-0}
 		why=$(admits_one_in "$p" "$n" 1)
 		[ -z "$why" ] || bad+=" $p: $why;"
-		[ "${E[short_$p]:-0}" -gt 0 ] && [ "${E[short_out_$p]:-0}" = 0 ] ||
+		[ "${E[short_out_$p]:-0}" = 0 ] ||
 			bad+=" $p: ${E[short_out_$p]:-0} of ${E[short_$p]:-0} short ones not activated;"
-		line+=" $p $in of $long;"
+		line+=" $p $in of $long ($((${E[short_$p]:-0})) short);"
 	done
 	[ "$LOST" = 0 ] || bad+=" $LOST events lost;"
 	if [ -z "$bad" ]; then
