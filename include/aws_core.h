@@ -414,6 +414,32 @@ static inline bool aws_shadow_kind(const struct aws_shadow_layout *raw,
 	return (value >> top) & 1;
 }
 
+/*
+ * Whether a sweep of the shadows that the policy tagged @stamper stamped
+ * on the lruvecs of @memcgs (a bitmap of memcg ids; NULL: of any memcg)
+ * takes the shadow @value: a policy shadow (@raw's kind bit set) whose
+ * tag, in layout @l, has @stamper in its low @policy_bits bits, and whose
+ * memcg id is in @memcgs.  A stock shadow never: stock judges it, on the
+ * shared clock, whoever runs.
+ */
+static inline bool aws_sweep_takes(const struct aws_shadow_layout *raw,
+				   const struct aws_shadow_layout *l,
+				   unsigned int policy_bits,
+				   unsigned int stamper,
+				   const unsigned long *memcgs,
+				   unsigned long value)
+{
+	struct aws_shadow s;
+
+	if (!aws_shadow_kind(raw, value))
+		return false;
+	aws_unpack_shadow(l, value, &s);
+	if ((s.tag & aws_low_mask(policy_bits)) != stamper)
+		return false;
+	return !memcgs || ((memcgs[s.memcgid / AWS_BITS_PER_LONG] >>
+			    (s.memcgid % AWS_BITS_PER_LONG)) & 1);
+}
+
 /* The LRU sizes of one lruvec, as a refault decision sees them. */
 struct aws_lru_sizes {
 	unsigned long active_anon;

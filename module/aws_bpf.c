@@ -13,7 +13,9 @@
  * state.  When the link goes away -- the loader detaches it, exits or is
  * killed -- every user of the policy gets back the policy it ran before
  * (the global setting and each cgroup's, aws_cgroup_forget()), in one
- * policy switch with its sweep, and only then is the slot freed.  A link
+ * policy switch that sweeps the shadows it stamped (no other cgroup's
+ * policy changes, and their shadows stay), and only then is the slot
+ * freed.  A link
  * update (BPF_LINK_UPDATE; aws-bpf-load on SIGHUP) replaces the program in
  * place, with no switch: the slot, its users, state and shadows stay, so
  * the replacement must keep the name, clock, state size, cgroup and set
@@ -471,7 +473,7 @@ static void aws_bpf_drop(unsigned int n)
 	r = aws_bpf_run(n);
 	idx = aws_nr_policies + n;
 	aws_bpf_slots[n].link = NULL;
-	aws_switch_begin(NULL, 0);
+	aws_switch_begin(NULL, idx);
 	WRITE_ONCE(r->live, false);
 	if (aws_global == idx) {
 		prev = aws_global_prev;

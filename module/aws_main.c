@@ -202,7 +202,7 @@ static void aws_exit_policies(void)
 	kernel_param_lock(THIS_MODULE);
 	aws_live = false;
 	aws_exiting = true;
-	aws_switch_begin(NULL, 0);
+	aws_switch_begin(NULL, AWS_NO_POLICY);
 	WRITE_ONCE(aws_global, aws_policy_index(&aws_policy_stock));
 	aws_cgroup_clear();
 	WRITE_ONCE(aws_handed_over, true);

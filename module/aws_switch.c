@@ -32,7 +32,9 @@
  * the protocol holds.
  *
  * What a switch sweeps, its scope.  A global one (the module parameter,
- * load, unload, a BPF policy's detach) sweeps every shadow.  A change of
+ * load, unload) sweeps every shadow.  A BPF policy's detach sweeps every
+ * shadow that policy stamped, in any cgroup: its clocks and its slot go
+ * with it, and every cgroup that ran it gets another policy.  A change of
  * one cgroup's policy sweeps the shadows its old policy stamped on the
  * lruvecs of the cgroup, of its descendants and of its ancestors (global
  * reclaim stamps the root's): those are the ones a clock that the cgroup
@@ -168,17 +170,10 @@ bool aws_scope_match(const struct aws_scope *sc, unsigned long value)
 {
 	/* Pairs with aws_switch_end(): a list is a filled one. */
 	unsigned long *memcgs = smp_load_acquire(&sc->memcgs);
-	struct aws_shadow s;
 
-	if (sc->all)
-		return true;
-	if (!aws_shadow_kind(&aws_raw_layout, value))
-		return false;
-	aws_unpack_shadow(&aws_layout, value, &s);
-	if ((s.tag & ((1U << AWS_TAG_POLICY_BITS) - 1)) != sc->stamper)
-		return false;
-	return !memcgs || (s.memcgid <= AWS_MEMCG_ID_MAX &&
-			   test_bit(s.memcgid, memcgs));
+	return sc->all ||
+	       aws_sweep_takes(&aws_raw_layout, &aws_layout,
+			       AWS_TAG_POLICY_BITS, sc->stamper, memcgs, value);
 }
 
 static bool aws_sweep_match(unsigned long value, void *sc)
@@ -256,22 +251,26 @@ static unsigned long aws_sweep_shadows(struct aws_scope *sc)
 /*
  * A switch, with the parameter lock held: aws_switch_begin(), publish the
  * change (global policy or a cgroup's), aws_switch_end(), which returns
- * the number of shadows swept.  @memcg is the cgroup whose policy changes
- * (NULL: a global switch) and @old the run it had.  See above.
+ * the number of shadows swept.  A global switch passes AWS_NO_POLICY as
+ * @old; one that takes run @old away from every cgroup (a BPF policy's
+ * detach) a NULL @memcg; a change of one cgroup's policy the cgroup's
+ * @memcg and the run it had.  See above.
  */
 void aws_switch_begin(struct mem_cgroup *memcg, unsigned int old)
 {
 	struct aws_scope *sc = &aws_scope_all, *prev;
 	unsigned int epoch = aws_epoch % AWS_EPOCHS + 1;
 
-	if (memcg) {
+	if (old != AWS_NO_POLICY) {
 		sc = kzalloc(sizeof(*sc), GFP_KERNEL);
 		if (sc) {
 			sc->stamper = old + 1;
-			css_get(&memcg->css);
-			aws_switch_memcg = memcg;
+			if (memcg) {
+				css_get(&memcg->css);
+				aws_switch_memcg = memcg;
+			}
 		} else {
-			pr_warn_ratelimited("anon_workingset: no memory to scope a cgroup's switch: every shadow is swept\n");
+			pr_warn_ratelimited("anon_workingset: no memory to scope a switch: every shadow is swept\n");
 			sc = &aws_scope_all;
 		}
 	}
@@ -332,7 +331,7 @@ void aws_switch_global(unsigned int policy)
 {
 	unsigned long swept;
 
-	aws_switch_begin(NULL, 0);
+	aws_switch_begin(NULL, AWS_NO_POLICY);
 	aws_global_prev = aws_global;
 	WRITE_ONCE(aws_global, policy);
 	swept = aws_switch_end();

@@ -3,6 +3,7 @@
  * Shadow layout, pack/unpack, refault distance and bucket_order.
  */
 #include <limits.h>
+#include <string.h>
 
 #include <linux/types.h>
 #include "aws_core.h"
@@ -577,6 +578,59 @@ static void test_stock_kind_roundtrip(struct aws_tc *tc)
 	}
 }
 
+/*
+ * What a scoped sweep takes: policy shadows of its stamper on the listed
+ * memcgs' lruvecs (any memcg's with no list), never another stamper's,
+ * another memcg's or a stock shadow, at the ends of the memcg id range
+ * and of the tag's policy field.  The module's tag: kind bit, 3 epoch
+ * bits, 4 policy bits.
+ */
+static void test_sweep_takes(struct aws_tc *tc)
+{
+	static const unsigned int ids[] = { 0, 5, 63, 64, 0xffff };
+	unsigned long memcgs[0x10000 / (8 * sizeof(unsigned long))];
+	struct aws_shadow_layout raw, pol, stock;
+	struct aws_shadow in = { .nid = 1, .eviction = 12345 };
+	unsigned int i, st;
+	unsigned long v;
+
+	if (BPL != 64)
+		return;
+	init_or_fail(tc, &raw, XA_VALUE_BITS, 10, 16, 0);
+	pol = raw;
+	stock = raw;
+	CHECK(tc, aws_layout_reserve_tag(&pol, 8) == 0, "policy tag");
+	CHECK(tc, aws_layout_reserve_tag(&stock, 1) == 0, "stock kind");
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		memset(memcgs, 0, sizeof(memcgs));
+		memcgs[ids[i] / BPL] |= 1UL << (ids[i] % BPL);
+		for (st = 1; st <= 15; st += 14) {
+			in.memcgid = ids[i];
+			in.tag = 1UL << 7 | 5UL << 4 | st;
+			v = aws_pack_shadow(&pol, &in);
+			CHECK(tc, aws_sweep_takes(&raw, &pol, 4, st, memcgs, v),
+			      "memcg %u stamper %u: not taken", ids[i], st);
+			CHECK(tc, aws_sweep_takes(&raw, &pol, 4, st, NULL, v),
+			      "memcg %u stamper %u: not taken by any memcg's",
+			      ids[i], st);
+			CHECK(tc, !aws_sweep_takes(&raw, &pol, 4, st ^ 3, memcgs,
+						   v),
+			      "memcg %u: stamper %u took %u's", ids[i], st ^ 3,
+			      st);
+			in.memcgid = ids[i] ^ 1;
+			v = aws_pack_shadow(&pol, &in);
+			CHECK(tc, !aws_sweep_takes(&raw, &pol, 4, st, memcgs, v),
+			      "memcg %u's list took memcg %u's", ids[i],
+			      ids[i] ^ 1);
+			in.memcgid = ids[i];
+			in.tag = 0;
+			v = aws_pack_shadow(&stock, &in);
+			CHECK(tc, !aws_sweep_takes(&raw, &pol, 4, st, NULL, v),
+			      "memcg %u: a stock shadow taken", ids[i]);
+		}
+	}
+}
+
 const struct aws_test_case aws_shadow_cases[] = {
 	{ "fls_long", test_fls_long },
 	{ "layout_init_valid", test_layout_init_valid },
@@ -591,6 +645,7 @@ const struct aws_test_case aws_shadow_cases[] = {
 	{ "thp_aging", test_thp_aging },
 	{ "tag_reserve", test_tag_reserve },
 	{ "stock_kind_roundtrip", test_stock_kind_roundtrip },
+	{ "sweep_takes", test_sweep_takes },
 };
 const unsigned int aws_nr_shadow_cases =
 	ARRAY_SIZE(aws_shadow_cases);
