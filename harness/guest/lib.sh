@@ -151,6 +151,19 @@ cg_run() {
 	rmdir "$cg" 2>/dev/null
 	return $rc
 }
+# cg_swapped NAME: pages of cgroup NAME in swap (memory.swap.current)
+cg_swapped() { echo $(($(cat "/sys/fs/cgroup/$1/memory.swap.current") >> 12)); }
+# cg_wait_swapped NAME PAGES: wait, polling every 0.1 s for up to 60 s
+# (AWS_SLOW times that on a slow kernel), until cgroup NAME has more than
+# PAGES pages in swap; 1 if it never did.
+cg_wait_swapped() {
+	local i
+	for ((i = 0; i < 600 * ${AWS_SLOW:-1}; i++)); do
+		[ "$(cg_swapped "$1")" -gt "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 # cg_stop NAME: end the timed phase of the workloads running in cgroup NAME
 # (aws-randw/aws-zipf: SIGUSR1 stops them early, they still verify and report).
 cg_stop() {

@@ -657,10 +657,7 @@ echo 16M >$CG/bpfs/memory.max
 echo detect >$CG/bpfs/memory.anon_ws_policy
 (echo $BASHPID >$CG/bpfs/cgroup.procs && exec aws-loop --size 32M --loops 100 >/dev/null 2>&1) &
 sib=$!
-for ((i = 0; i < 600; i++)); do
-	[ "$(cat $CG/bpfs/memory.swap.current)" -gt $((16 << 20)) ] && break
-	sleep 0.1
-done
+cg_wait_swapped bpfs 4096 || diag "bpfs: $(cg_swapped bpfs) pages in swap after 60 s"
 kill -STOP $sib
 echo $LIMIT >$CG/bpfk/memory.max
 echo protect >$CG/bpfk/memory.anon_ws_policy
@@ -680,11 +677,8 @@ wl=$!
 # after it (6.4 times that measured at the least), so bdetect's shadows
 # are refaulted on, and a sweep that missed them would count them in
 # refaults_old_epoch.
-for ((i = 0; i < 600; i++)); do
-	[ "$(cat $CG/bpfk/memory.swap.current)" -gt $((8 << 20)) ] && break
-	sleep 0.1
-done
-sw=$(($(cat $CG/bpfk/memory.swap.current) >> 12))
+cg_wait_swapped bpfk 2048
+sw=$(cg_swapped bpfk)
 diag "killing the loader with $sw pages of bpfk in swap, $(($(bpf_ms) - t0)) ms into the workload"
 dmesg_mark
 bpf_stop bk KILL

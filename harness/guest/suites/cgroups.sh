@@ -285,15 +285,12 @@ in_cg se aws-loop --size 32M --loops 100 >/dev/null 2>&1 &
 pid_se=$!
 in_cg sf aws-loop --size 32M --loops 100 >/dev/null 2>&1 &
 pid_sf=$!
-# pages in swap of cgroup C
-swapped() { echo $(($(cat "$CG/$1/memory.swap.current") / 4096)); }
-for _ in $(seq 1 $((120 * ${AWS_SLOW:-1}))); do
-	[ "$(swapped se)" -gt 2048 ] && [ "$(swapped sf)" -gt 2048 ] && break
-	sleep 0.5
-done
+if ! cg_wait_swapped se 2048 || ! cg_wait_swapped sf 2048; then
+	diag "in swap after the wait: se $(cg_swapped se), sf $(cg_swapped sf) pages"
+fi
 kill -STOP "$pid_se" "$pid_sf"
 sleep 1	# reclaim in flight stores its shadows
-ne=$(swapped se) nf=$(swapped sf) oe0=$(aws_stat refaults_old_epoch)
+ne=$(cg_swapped se) nf=$(cg_swapped sf) oe0=$(aws_stat refaults_old_epoch)
 echo protect >$CG/se/memory.anon_ws_policy
 we=$(aws_stat last_sweep_shadows)
 echo protect >$CG/sf/memory.anon_ws_policy
