@@ -406,9 +406,11 @@ rmdir $CG/bpfs1 $CG/bpfs2
 # test's bpf guest, 6 rounds on 4 reads (2026-12-07, docs/bpf.md): the
 # BPF build differed from its C build by up to 3.4 % (hold), 7.4 %
 # (regret) and 0.9 % (stable), and in one more run by 9.7 % (regret) and
-# 9.1 % (stable); detect was 31-49 % away.  20 % is twice the six rounds'
-# largest and half again the largest seen, and a third below the nearest
-# detect.  On 3 reads (3 boots) the builds were within 9.5 %, but detect
+# 9.1 % (stable); detect was 31-49 % away.  A clean clone's make test
+# then saw detect 18.8 % from stable (44,403 against 37,367: detect's own
+# count ran 44-49k), inside the 20 % first asked, with bstable 0.5 % off.
+# 15 % is half again the largest BPF-C gap seen (9.7 %, in some 15
+# rounds) and below the nearest detect seen.  On 3 reads (3 boots) the builds were within 9.5 %, but detect
 # only 26.5 % from stable, too near the tolerance to tell them apart
 # every time.  example refaults as detect does on this loop (it activates half
 # of the long refaults, which come back all the same), so its loud
@@ -416,7 +418,7 @@ rmdir $CG/bpfs1 $CG/bpfs2
 # and stock's wherever: nothing on a loop can tell it from a BPF build
 # that declined every decision, and the simulator's bpf_twins_decide_alike
 # is its decision-by-decision check.
-TWIN_LOOPS=4 TWIN_TOL=200 TWIN_NO_SHADOW="baseline protect"
+TWIN_LOOPS=4 TWIN_TOL=150 TWIN_NO_SHADOW="baseline protect"
 declare -A TWIN_FIGURES=([example]="workingset_refault_anon workingset_activate_anon")
 declare -A DETECT=()
 twins() { # twins LOOPS NAME...: the loop in cgroups twinNAME at once
