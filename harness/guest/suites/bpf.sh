@@ -410,9 +410,14 @@ rmdir $CG/bpfs1 $CG/bpfs2
 # then saw detect 18.8 % from stable (44,403 against 37,367: detect's own
 # count ran 44-49k), inside the 20 % first asked, with bstable 0.5 % off.
 # 15 % is half again the largest BPF-C gap seen (9.7 %, in some 15
-# rounds) and below the nearest detect seen.  On 3 reads (3 boots) the builds were within 9.5 %, but detect
-# only 26.5 % from stable, too near the tolerance to tell them apart
-# every time.  example refaults as detect does on this loop (it activates half
+# rounds) and below the nearest detect seen.  On 3 reads (3 boots) the
+# builds were within 9.5 %, but detect only 26.5 % from stable, too near
+# the tolerance to tell them apart every time.  A round whose detect
+# comes within the tolerance of a C build tells nothing about that pair
+# (detect runs beside the first pair only, and its count ran 44-49k):
+# the pair runs once more with detect beside it, and fails if detect is
+# within the tolerance again.  A BPF build off by more than the
+# tolerance fails at once.  example refaults as detect does on this loop (it activates half
 # of the long refaults, which come back all the same), so its loud
 # activations are compared too; upstream is 6.1's rule, detect's here
 # and stock's wherever: nothing on a loop can tell it from a BPF build
@@ -421,6 +426,7 @@ rmdir $CG/bpfs1 $CG/bpfs2
 TWIN_LOOPS=4 TWIN_TOL=150 TWIN_NO_SHADOW="baseline protect"
 declare -A TWIN_FIGURES=([example]="workingset_refault_anon workingset_activate_anon")
 declare -A DETECT=()
+AGAIN=() TWIN_AGAIN=0
 twins() { # twins LOOPS NAME...: the loop in cgroups twinNAME at once
 	local loops=$1 n pids=()
 	shift
@@ -441,8 +447,15 @@ twin_verdict() {
 		[ "${db#-}" -le "$tol" ] || bad+=" ${k#workingset_}: b$x off by $db;"
 		[ "${dd#-}" -le "$tol" ] || apart=yes
 	done
-	[ $apart = yes ] || [ "$x" = upstream ] || bad+=" detect within the tolerance;"
 	[ "$(cg_policy "twinb$i")" = "b$x" ] || bad+=" the cgroup ran $(cg_policy "twinb$i");"
+	if [ $apart = no ] && [ "$x" != upstream ]; then
+		if [ -z "$bad" ] && [ "$TWIN_AGAIN" = 0 ]; then
+			AGAIN+=("$x")
+			diag "b${x}_within_spread_of_$x: detect within the tolerance, read again:$line"
+			return
+		fi
+		bad+=" detect within the tolerance;"
+	fi
 	if [ -z "$bad" ]; then
 		ok "b${x}_within_spread_of_$x #$line"
 	else
@@ -497,6 +510,12 @@ for ((j = 1; j < ${#todo[@]}; j += 2)); do
 done
 for ((j = 0; j < ${#quiet[@]}; j += 2)); do
 	twin_round 2 0 "${quiet[@]:$j:2}"
+done
+# A pair whose detect came within the tolerance told nothing: it runs
+# once more, with detect beside it, and must tell them apart then.
+TWIN_AGAIN=1
+for ((j = 0; j < ${#AGAIN[@]}; j += 2)); do
+	twin_round $TWIN_LOOPS 1 "${AGAIN[@]:$j:2}"
 done
 
 # --- two copies of one object, each with its own settings ----------------------
