@@ -93,6 +93,14 @@
  * fits makes. The sweep (userspace/sim/sweep.sh regret, docs/regret.md)
  * shows how far it can move.
  *
+ * REGRET_EXPERT, 0 in the module, makes one rule run alone from the
+ * start, whatever the evidence: stock's with two looks (1), with one
+ * look (2), hold's (3), or one look with hold's CLOCK active list on
+ * stock's lists (4, no expert of this policy: the nearest the hooks come
+ * to plain LRU). The simulator's ablation (sweep.sh regret-experts)
+ * builds each, to measure what choosing costs against the best rule of
+ * each instance, and what no rule here can reach.
+ *
  *		What each rule is
  *
  * Stock: inactive-first placement, a refault activated when its distance
@@ -115,6 +123,13 @@
 #ifndef REGRET_FLOOR
 #define REGRET_FLOOR	8
 #endif
+#ifndef REGRET_EXPERT
+#define REGRET_EXPERT	0
+#endif
+#define REGRET_STOCK_TWO_LOOKS	1
+#define REGRET_STOCK_ONE_LOOK	2
+#define REGRET_HOLD		3
+#define REGRET_CLOCK_ONE_LOOK	4
 #ifndef REGRET_PROMOTE_START
 #define REGRET_PROMOTE_START 0
 #endif
@@ -136,12 +151,36 @@ struct regret_state {
 AWS_ALWAYS(regret, new_anon, AWS_NO)	/* start inactive, as both do */
 AWS_FILE_WORKINGSET_ACTIVE(regret)
 
+/* REGRET_EXPERT's rule, if one is to run alone. */
+static void regret_force(struct regret_state *s)
+{
+	switch (REGRET_EXPERT) {
+	case REGRET_STOCK_TWO_LOOKS:
+		s->hold = 0;
+		s->promote = 0;
+		break;
+	case REGRET_STOCK_ONE_LOOK:
+	case REGRET_CLOCK_ONE_LOOK:
+		s->hold = 0;
+		s->promote = 1;
+		break;
+	case REGRET_HOLD:
+		s->hold = 1;
+		s->promote = 0;
+		break;
+	default:	/* 0: the evidence chooses */
+		break;
+	}
+}
+
 AWS_ON_STATE_INIT(regret_state_init)
 {
 	struct regret_state *s = AWS_STATE(struct regret_state, state);
 
-	if (s)
+	if (s) {
 		s->promote = REGRET_PROMOTE_START;
+		regret_force(s);
+	}
 }
 
 static bool regret_holding(const struct regret_state *s)
@@ -231,6 +270,7 @@ AWS_ON_REFAULT(regret_refault)
 					   s->for_twice > s->for_hold ?
 					   s->for_twice : s->for_hold,
 					   resident / REGRET_FLOOR);
+		regret_force(s);
 	}
 	if (!regret_holding(s)) {
 		r->workingset_size = aws_stock_workingset(z);
@@ -257,8 +297,11 @@ AWS_ON_FIRST_REFERENCE(regret_first_reference)
 
 AWS_ON_KEEP_ACTIVE(regret_keep_active)
 {
-	return regret_holding(AWS_STATE(struct regret_state, state)) ?
-	       AWS_YES : AWS_NO;
+	const struct regret_state *s = AWS_STATE(struct regret_state, state);
+
+	if (REGRET_EXPERT == REGRET_CLOCK_ONE_LOOK)
+		return s ? AWS_YES : AWS_NO;
+	return regret_holding(s) ? AWS_YES : AWS_NO;
 }
 
 AWS_ON_INACTIVE_RATIO(regret_inactive_ratio)

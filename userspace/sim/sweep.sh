@@ -22,8 +22,16 @@
 #           whose model follows the guest (docs/sim.md): per family, the
 #           median, 95th percentile and worst of (regret + 64) / (stock +
 #           64), and the instances above 1.03
+#   regret-experts: not a constant but an ablation, on the same
+#           distribution: each rule regret chooses among run alone from
+#           the start (REGRET_EXPERT, regret.c), and one that is no
+#           expert of it (one look with a CLOCK active list); per family,
+#           each against stock, regret against the best of its three
+#           experts in each instance (what choosing costs), and the best
+#           of all four against stock, plain LRU and the MGLRU model
+#           (what no choice among them reaches)
 #
-# Usage: sweep.sh stable|hold|regret
+# Usage: sweep.sh stable|hold|regret|regret-experts
 # (hold2's sweep, results/sim/sweep-hold2.txt, was made at 8153691, with
 # hold2, since removed for regret.)
 set -euo pipefail
@@ -54,12 +62,68 @@ regret)
 	for f in 2 4 6 8 12 16 32 64; do
 		variants+=("floor$f|-DREGRET_FLOOR=$f")
 	done ;;
+regret-experts)
+	variants=("regret|" "stock2|-DREGRET_EXPERT=1" "stock1|-DREGRET_EXPERT=2"
+		"hold|-DREGRET_EXPERT=3" "clock1|-DREGRET_EXPERT=4") ;;
 *)
-	echo "usage: sweep.sh stable|hold|regret" >&2
+	echo "usage: sweep.sh stable|hold|regret|regret-experts" >&2
 	exit 2 ;;
 esac
 OUT=$TOP/build/sim/sweep/$POLICY
 mkdir -p "$OUT"
+
+if [ "$POLICY" = regret-experts ]; then
+	# shellcheck source=harness/lib.sh
+	. "$TOP/harness/lib.sh"
+	PY=$(aws_python) || die "no python3 with pandas (run: make deps)"
+	csvs=()
+	for v in "${variants[@]}"; do
+		name=${v%%|*}
+		defs=${v#*|}
+		policies=regret
+		[ "$name" != regret ] || policies=upstream,regret,lru,mglru
+		nice -n 19 make -s -C "$TOP/userspace/sim" O="$OUT/$name" \
+			CFLAGS="-O2 -g $defs" >/dev/null
+		nice -n 19 "$OUT/$name/aws-sim" --distribution 560 --dist-seed 1 \
+			--fault-young --refault-deactivate --ratio auto --frames 4096 --batch \
+			--policies "$policies" --csv "$OUT/$name/dist.csv" >/dev/null \
+			2> >(grep -v '^aws-sim: [0-9]* of [0-9]* instances' >&2)
+		csvs+=("$name=$OUT/$name/dist.csv")
+	done
+	"$PY" - "${csvs[@]}" <<'PY'
+import sys
+import pandas as pd
+runs = dict(a.split("=", 1) for a in sys.argv[1:])
+w = None
+for name, path in runs.items():
+    d = pd.read_csv(path)
+    d["policy"] = d["policy"].replace({"regret": name})
+    p = d.pivot_table(index=["instance", "family"], columns="policy", values="swapins")
+    w = p if w is None else w.join(p)
+w = w.reset_index()
+experts = ["stock2", "stock1", "hold"]
+w["best3"] = w[experts].min(axis=1)
+w["best4"] = w[experts + ["clock1"]].min(axis=1)
+def r(a, b):
+    return (a + 64) / (b + 64)
+fams = list(w.groupby("family")) + [("ALL", w)]
+print("each rule alone against stock: median, p95, instances above 1.03")
+print("%-6s %-8s" % ("table", "family") + "".join(" %-19s" % n for n in ["regret"] + experts + ["clock1"]))
+for fam, g in fams:
+    print("alone  %-8s" % fam + "".join(" %6.3f %6.2f %5d" % (x.median(), x.quantile(0.95), (x > 1.03).sum())
+                                 for x in (r(g[n], g["upstream"]) for n in ["regret"] + experts + ["clock1"])))
+print()
+print("%-6s %-8s %-19s %-19s %-13s %-13s" % ("table", "family", "regret/best3", "best3/stock", "best4/LRU",
+                                               "best4/MGLRU"))
+for fam, g in fams:
+    a, b = r(g["regret"], g["best3"]), r(g["best3"], g["upstream"])
+    c, m = r(g["best4"], g["LRU"]), r(g["best4"], g["MGLRU"])
+    print("choice %-8s %6.3f %6.2f %5d %6.3f %6.2f %5d %6.3f %6.2f %6.3f %6.2f" % (
+        fam, a.median(), a.quantile(0.95), (a > 1.03).sum(), b.median(), b.quantile(0.95), (b > 1.03).sum(),
+        c.median(), c.quantile(0.95), m.median(), m.quantile(0.95)))
+PY
+	exit 0
+fi
 
 if [ "$POLICY" = regret ]; then
 	# shellcheck source=harness/lib.sh
