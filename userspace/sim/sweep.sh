@@ -72,22 +72,29 @@ esac
 OUT=$TOP/build/sim/sweep/$POLICY
 mkdir -p "$OUT"
 
-if [ "$POLICY" = regret-experts ]; then
+# dist_run NAME DEFS POLICIES: make sim's distribution at the guest
+# sample's size, in the batched real model, into $OUT/NAME/dist.csv
+dist_run() {
+	nice -n 19 make -s -C "$TOP/userspace/sim" O="$OUT/$1" CFLAGS="-O2 -g $2" >/dev/null
+	nice -n 19 "$OUT/$1/aws-sim" --distribution 560 --dist-seed 1 \
+		--fault-young --refault-deactivate --ratio auto --frames 4096 --batch \
+		--policies "$3" --csv "$OUT/$1/dist.csv" >/dev/null \
+		2> >(grep -v '^aws-sim: [0-9]* of [0-9]* instances' >&2)
+}
+case $POLICY in
+regret*)
 	# shellcheck source=harness/lib.sh
 	. "$TOP/harness/lib.sh"
-	PY=$(aws_python) || die "no python3 with pandas (run: make deps)"
+	PY=$(aws_python) || die "no python3 with pandas (run: make deps)" ;;
+esac
+
+if [ "$POLICY" = regret-experts ]; then
 	csvs=()
 	for v in "${variants[@]}"; do
 		name=${v%%|*}
-		defs=${v#*|}
 		policies=regret
 		[ "$name" != regret ] || policies=upstream,regret,lru,mglru
-		nice -n 19 make -s -C "$TOP/userspace/sim" O="$OUT/$name" \
-			CFLAGS="-O2 -g $defs" >/dev/null
-		nice -n 19 "$OUT/$name/aws-sim" --distribution 560 --dist-seed 1 \
-			--fault-young --refault-deactivate --ratio auto --frames 4096 --batch \
-			--policies "$policies" --csv "$OUT/$name/dist.csv" >/dev/null \
-			2> >(grep -v '^aws-sim: [0-9]* of [0-9]* instances' >&2)
+		dist_run "$name" "${v#*|}" "$policies"
 		csvs+=("$name=$OUT/$name/dist.csv")
 	done
 	"$PY" - "${csvs[@]}" <<'PY'
@@ -126,20 +133,10 @@ PY
 fi
 
 if [ "$POLICY" = regret ]; then
-	# shellcheck source=harness/lib.sh
-	. "$TOP/harness/lib.sh"
-	PY=$(aws_python) || die "no python3 with pandas (run: make deps)"
-	model=(--frames 4096 --batch --policies "upstream,regret")
 	printf "%-8s %-9s %6s %6s %7s %6s\n" variant family median p95 worst above
 	for v in "${variants[@]}"; do
 		name=${v%%|*}
-		defs=${v#*|}
-		nice -n 19 make -s -C "$TOP/userspace/sim" O="$OUT/$name" \
-			CFLAGS="-O2 -g $defs" >/dev/null
-		nice -n 19 "$OUT/$name/aws-sim" --distribution 560 --dist-seed 1 \
-			--fault-young --refault-deactivate --ratio auto "${model[@]}" \
-			--csv "$OUT/$name/dist.csv" >/dev/null \
-			2> >(grep -v '^aws-sim: [0-9]* of [0-9]* instances' >&2)
+		dist_run "$name" "${v#*|}" upstream,regret
 		"$PY" - "$OUT/$name/dist.csv" "$name" <<'PY'
 import sys
 import pandas as pd
