@@ -419,8 +419,9 @@ static inline bool aws_shadow_kind(const struct aws_shadow_layout *raw,
  * on the lruvecs of @memcgs (a bitmap of memcg ids; NULL: of any memcg)
  * takes the shadow @value: a policy shadow (@raw's kind bit set) whose
  * tag, in layout @l, has @stamper in its low @policy_bits bits, and whose
- * memcg id is in @memcgs.  A stock shadow never: stock judges it, on the
- * shared clock, whoever runs.
+ * memcg id is in @memcgs, which must have a bit for every id @l's memcg
+ * field can hold (1 << memcg_bits).  A stock shadow never: stock judges
+ * it, on the shared clock, whoever runs.
  */
 static inline bool aws_sweep_takes(const struct aws_shadow_layout *raw,
 				   const struct aws_shadow_layout *l,

@@ -212,14 +212,17 @@ static void aws_scope_free(struct rcu_head *head)
 
 /*
  * The lruvecs a change of @memcg's policy sweeps: the memcg ids of its
- * subtree and its ancestors; NULL without memory to list them.
+ * subtree and its ancestors; NULL without memory to list them.  The
+ * bitmap has a bit for every id a shadow's memcg field can hold, which
+ * aws_sweep_takes() indexes unchecked.
  */
 static unsigned long *aws_scope_memcgs(struct mem_cgroup *memcg)
 {
-	unsigned long *ids = bitmap_zalloc(AWS_MEMCG_ID_MAX + 1, GFP_KERNEL);
+	unsigned long *ids = bitmap_zalloc(1U << MEM_CGROUP_ID_SHIFT, GFP_KERNEL);
 	struct cgroup_subsys_state *pos;
 	struct mem_cgroup *m;
 
+	BUILD_BUG_ON(AWS_MEMCG_ID_MAX >= 1U << MEM_CGROUP_ID_SHIFT);
 	if (!ids)
 		return NULL;
 	rcu_read_lock();
