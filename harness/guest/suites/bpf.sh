@@ -584,7 +584,7 @@ if bpf_attach bc2 bexample.bpf.o -c $CG/bpfc1 &&
 		if [ "${E[short_out_$p]:-0}" != 0 ] || [ "${E[short_$p]:-0}" = 0 ]; then
 			bad+=" $p: ${E[short_out_$p]:-0} of ${E[short_$p]:-0} short ones not activated;"
 		fi
-		line+=" $p $in of $long ($((${E[short_$p]:-0})) short);"
+		line+=" $p $in of $long (${E[short_$p]:-0} short);"
 	done
 	[ "$LOST" = 0 ] || bad+=" $LOST events lost;"
 	if [ -z "$bad" ]; then
