@@ -169,6 +169,17 @@ static inline unsigned long aws_stock_workingset(const struct aws_lru_sizes *z)
 }
 
 /*
+ * The rule every refault decision builds on: report @ws as the workingset
+ * the distance was held against, and activate if the distance fits in it.
+ */
+static inline enum aws_decision aws_refault_within(struct aws_refault *r,
+						   unsigned long ws)
+{
+	r->workingset_size = ws;
+	return r->distance <= ws ? AWS_YES : AWS_NO;
+}
+
+/*
  * A fraction of 2^16, the same for the same @id, spread evenly over
  * consecutive ids (Fibonacci hashing): stable and hold choose the pages
  * they hold with it.

@@ -32,8 +32,7 @@ AWS_ON_FIRST_REFERENCE(baseline_first_reference)
  */
 AWS_ON_REFAULT(baseline_refault)
 {
-	r->workingset_size = aws_stock_workingset(&r->sizes);
-	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
+	return aws_refault_within(r, aws_stock_workingset(&r->sizes));
 }
 
 AWS_DEFINE_POLICY(baseline) = {

@@ -28,8 +28,7 @@ AWS_ON_EVICT(detect_evict)
 
 AWS_ON_REFAULT(detect_refault)
 {
-	r->workingset_size = r->sizes.active_anon;
-	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
+	return aws_refault_within(r, r->sizes.active_anon);
 }
 
 AWS_DEFINE_POLICY(detect) = {

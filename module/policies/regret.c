@@ -272,10 +272,8 @@ AWS_ON_REFAULT(regret_refault)
 					   resident / REGRET_FLOOR);
 		regret_force(s);
 	}
-	if (!regret_holding(s)) {
-		r->workingset_size = aws_stock_workingset(z);
-		return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
-	}
+	if (!regret_holding(s))
+		return aws_refault_within(r, aws_stock_workingset(z));
 	r->workingset_size = z->active_anon;
 	r->quiet = true;
 	return aws_hold_rules(&s->d, r, h, target, REGRET_STAY);

@@ -19,8 +19,7 @@ AWS_ALWAYS(upstream, evict, AWS_YES)	/* every folio, large ones too */
 
 AWS_ON_REFAULT(upstream_refault)
 {
-	r->workingset_size = aws_stock_workingset(&r->sizes);
-	return r->distance <= r->workingset_size ? AWS_YES : AWS_NO;
+	return aws_refault_within(r, aws_stock_workingset(&r->sizes));
 }
 
 AWS_DEFINE_POLICY(upstream) = {
