@@ -3,6 +3,7 @@
 """The goals, judged in the guest on a sample of the workload distribution.
 
 usage: sample.py DIR [--judge POLICY,...] [--peers nomod,mglru] [--peers-from DIR2]
+                   [--rule NAME=DIR3:POLICY ...] [--best NAME=A+B+... ...]
        sample.py --write-plan N [--dist-seed S] [--memory SIZE] [--policies LIST]
 
 DIR is a `make run` result folder whose plan's cells run aws-instance
@@ -21,6 +22,11 @@ peers' runs from another folder of the same plan (a candidate run alone,
 `make run PLAN=... POLICIES=...`, judged against a stored sample's stock
 and MGLRU: results/sample120-6.1), which must have run every instance
 DIR ran, with the same command (DIR may hold some of them only).
+--rule brings in another such folder's runs of one policy under a name of
+its own (a rule run alone, a build of regret with REGRET_EXPERT set), and
+--best judges, as if it were a policy, the one of its rules with the
+fewest swap-ins in each instance: what a policy that always chose the
+right rule would reach (docs/regret.md).
 
 --write-plan N prints a sample plan instead: instances 0..N-1 of the
 distribution drawn with rng seed S (default 41) for SIZE (default 16M),
@@ -124,13 +130,21 @@ def plan_of(d):
     return os.path.join(d, files[0])
 
 
-def table(d, cells, drawn, policies, peers_from=None, peers=()):
+def read_runs(d):
+    return pd.read_csv(stored(d, "runs.csv"), keep_default_na=False, na_values=[""])
+
+
+def table(d, cells, drawn, policies, peers_from=None, peers=(), rules=()):
     """The goals table: one row per cell (instance); the PEERS' runs from
-    the folder PEERS_FROM if given."""
-    runs = pd.read_csv(stored(d, "runs.csv"), keep_default_na=False, na_values=[""])
+    the folder PEERS_FROM if given, and each rule (NAME, DIR, POLICY) of
+    RULES from DIR's runs of POLICY, under NAME."""
+    runs = read_runs(d)
     if peers_from:
-        other = pd.read_csv(stored(peers_from, "runs.csv"), keep_default_na=False, na_values=[""])
+        other = read_runs(peers_from)
         runs = pd.concat([runs[~runs.policy.isin(peers)], other[other.policy.isin(peers)]])
+    for name, rd, pol in rules:
+        other = read_runs(rd)
+        runs = pd.concat([runs[runs.policy != name], other[other.policy == pol].assign(policy=name)])
     opt = pd.read_csv(stored(d, "opt.csv"), keep_default_na=False, na_values=[""])
     rows = []
     for cell, (seed, index, frames) in cells.items():
@@ -152,6 +166,34 @@ def table(d, cells, drawn, policies, peers_from=None, peers=()):
     return pd.DataFrame(rows).set_index("cell")
 
 
+def add_best(t, name, rules):
+    """Column NAME (with its range and run count): per instance, the rule
+    of RULES with the lowest median, as if a policy had always chosen it."""
+    pick = t[list(rules)].idxmin(axis=1)
+    for suffix in ("", "_lo", "_hi", "_n"):
+        t[name + suffix] = [t.at[i, p + suffix] for i, p in pick.items()]
+    t[name + "_of"] = pick
+    return t
+
+
+def parse_rule(text):
+    """NAME=DIR:POLICY as (NAME, DIR, POLICY)."""
+    name, _, rest = text.partition("=")
+    d, _, pol = rest.rpartition(":")
+    if not (name and d and pol):
+        raise SampleError("--rule %s: not NAME=DIR:POLICY" % text)
+    return name, d, pol
+
+
+def parse_best(text, known):
+    """NAME=A+B+... as (NAME, [A, B, ...]), each a policy or rule known."""
+    name, _, rest = text.partition("=")
+    rules = [r for r in rest.split("+") if r]
+    if not name or len(rules) < 2 or not set(rules) <= set(known):
+        raise SampleError("--best %s: not NAME=A+B+... of two or more of %s" % (text, ", ".join(known)))
+    return name, rules
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir", nargs="?")
@@ -164,6 +206,10 @@ def main(argv):
     ap.add_argument("--peers", default="nomod,mglru", help="the better of these (default nomod,mglru)")
     ap.add_argument("--peers-from", default="", metavar="DIR2",
                     help="the peers' runs from this folder of the same plan")
+    ap.add_argument("--rule", action="append", default=[], metavar="NAME=DIR:POLICY",
+                    help="DIR's runs of POLICY (a folder of the same plan), judged as NAME")
+    ap.add_argument("--best", action="append", default=[], metavar="NAME=A+B+...",
+                    help="judge NAME: per instance, the one of A, B, ... with the fewest swap-ins")
     ap.add_argument("--sim", default=os.path.join(TOP, "build", "userspace", "aws-sim"))
     a = ap.parse_args(argv)
     judged, peers = [p for p in a.judge.split(",") if p], a.peers.split(",")
@@ -182,15 +228,22 @@ def main(argv):
         ap.error("DIR is needed (or --write-plan N)")
     try:
         cells = instances(plan_of(a.dir))
-        if a.peers_from and not cells.items() <= instances(plan_of(a.peers_from)).items():
-            raise SampleError("--peers-from %s did not run every instance %s ran"
-                              % (a.peers_from, a.dir))
+        rules = [parse_rule(r) for r in a.rule]
+        for other, what in [(a.peers_from, "--peers-from")] + [(d, "--rule " + n) for n, d, _ in rules]:
+            if other and not cells.items() <= instances(plan_of(other)).items():
+                raise SampleError("%s %s did not run every instance %s ran" % (what, other, a.dir))
+        ran = list(read_runs(a.dir).policy.drop_duplicates()) + [n for n, _, _ in rules]
         if not judged:
-            ran = pd.read_csv(stored(a.dir, "runs.csv"), usecols=["policy"]).policy
-            judged = [p for p in ran.drop_duplicates() if p not in peers]
+            judged = [p for p in ran if p not in peers]
         if not judged:
             raise SampleError("the runs are of no policy but the peers %s" % ",".join(peers))
-        t = table(a.dir, cells, draws(cells, a.sim), judged + peers, a.peers_from, peers)
+        best = [parse_best(b, ran + peers) for b in a.best]
+        judged = [p for p in judged if p not in [n for n, _ in best]]
+        need = list(dict.fromkeys(judged + peers + [r for _, of in best for r in of]))
+        t = table(a.dir, cells, draws(cells, a.sim), need, a.peers_from, peers, rules)
+        for name, of in best:
+            t = add_best(t, name, of)
+            judged.append(name)
     except (SampleError, plans.PlanError, OSError) as e:
         print("error: sample.py: %s" % e, file=sys.stderr)
         return 1

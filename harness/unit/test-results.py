@@ -515,6 +515,27 @@ def check_sample(d):
         rc = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs], stdout=null).returncode
     c = pd.read_csv(os.path.join(cand, "sample.csv")).set_index("cell")
     assert rc == 0 and (c.at["loop-3", "hold"], c.at["loop-3", "nomod"]) == (502, 2000), (rc, c)
+    # --rule: a third folder's runs of one policy under a name of its own;
+    # --best: per instance the rule with the fewer swap-ins, its range too
+    alt = os.path.join(d, "sample-alt")
+    os.makedirs(alt)
+    shutil.copy(os.path.join(sd, "sample.plan"), alt)
+    pd.DataFrame([{"cell": name, "policy": "x", "rep": rep, "vm_pswpin": n + rep}
+                  for name, n in (("zipf-0", 300), ("loop-3", 700)) for rep in (1, 2, 3)]).to_csv(
+        os.path.join(alt, "runs.csv"), index=False)
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs,
+                             "--rule", "alt=%s:x" % alt, "--best", "either=hold+alt"], stdout=null).returncode
+    c = pd.read_csv(os.path.join(cand, "sample.csv")).set_index("cell")
+    got = [tuple(c.loc[cell, ["alt", "either", "either_lo", "either_of"]]) for cell in ("zipf-0", "loop-3")]
+    assert rc == 0 and got == [(302, 302, 301, "alt"), (702, 502, 501, "hold")], (rc, got)
+    v = pd.read_csv(os.path.join(cand, "sample-goals.csv"))
+    assert set(v.policy) == {"hold", "alt", "either"}, set(v.policy)
+    for bad in (["--best", "either=hold+y"], ["--best", "either=hold"], ["--rule", "alt=%s" % alt],
+                ["--rule", "alt=%s:x" % d]):
+        r = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs] + bad,
+                           capture_output=True, text=True)
+        assert r.returncode == 1 and "error: sample.py" in r.stderr, (bad, r.returncode, r.stderr)
     # a stored run of more instances serves a candidate run of some of
     # them; a candidate instance the stored run lacks is refused
     extra = ("cell zipf-8\nlimit 16M\npolicies nomod\nrun aws-instance --dist-seed 41 --index 8"
@@ -552,7 +573,7 @@ def check_sample(d):
         rc = subprocess.run([sys.executable, S.__file__] + bad, capture_output=True).returncode
         assert rc == 1, "sample.py %s accepted" % bad
     return ("the draw from aws-sim, the runs' ranges, the goals; peers from a stored run, one of"
-            " other instances refused; a cell without OPT refused;"
+            " other instances refused; a rule from a third run and the best of two per instance; a cell without OPT refused;"
             " --write-plan's cells and questions from the same draw, bad sizes refused")
 
 
