@@ -1,122 +1,111 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * regret - follow stock's rule or hold's, and promote on one look or on
- *	    two, whichever the refaults say would have cost fewer swap-ins
+ * regret - follow recency's rule, stock's or hold's, whichever the
+ *	    refaults say would have cost fewer swap-ins
  *
- *		Two experts, one list
+ *		Three experts, one list
  *
  * hold (hold.c) wins where a loop or a scan is larger than memory and
  * loses, by orders of magnitude, where a working set slides through a
- * window that stock's half-and-half lists keep; no constant of one
- * mechanism serves both (hold2, removed for this one, tried: docs/hold.md).
- * This policy keeps both rules
- * and asks, per lruvec, which of them the workload's refaults speak for,
- * the way LeCaR and CACHEUS weigh their experts by regret and ARC moves
- * its target on ghost hits: each refault is evidence of what the other
- * rule would have done with the same page.
+ * window that fits; no constant of one mechanism serves both (hold2,
+ * removed for this one, tried: docs/hold.md). Nor does 6.1's own rule
+ * keep such a window: it activates an inactive anon page on its second
+ * young look and deactivates every active page its scan reaches, so a
+ * window of half a memory that MGLRU keeps costs it thousands of
+ * swap-ins. This policy keeps three rules, the hooks' nearest to LRU,
+ * 6.1's and hold's, and asks, per lruvec, which of them the workload's
+ * refaults speak for, the way LeCaR and CACHEUS weigh their experts by
+ * regret and ARC moves its target on ghost hits: each refault is
+ * evidence of what another rule would have done with the same page. Run
+ * alone on 6.1's guest sample, the better of the three in each instance is
+ * within 1.03x the better of stock and MGLRU in every instance
+ * (docs/regret.md): what is left is the choosing.
  *
- * The two experts cannot be run side by side on pages, as set dueling
- * (DIP) runs its leader sets: what separates them is the shape of the
- * lists (hold's inactive list is a quarter of resident anon, stock's a
- * half below 1 GiB), and a shape belongs to the whole lruvec. The
- * shadows say enough to price the road not taken:
+ * The rules:
  *
- *  - while stock's rule runs, a refault that stock does not activate
- *    (its distance is beyond the lists' reach) of a page whose hash
- *    falls in the stable subset hold would have held at that distance
- *    (hold's rule 2: h < target / (distance + resident)) is a swap-in
- *    hold would have saved;
- *  - while stock's rule runs, a refault of a page that had been active
- *    (PG_workingset), from within resident anon, is one too: stock
- *    deactivates every active page its scan reaches, used or not, where
- *    hold keeps a referenced one (keep_active), so a page used more than
- *    once that was pushed out and comes back within a memory is what
- *    hold's active list, a CLOCK three quarters long, keeps (the
- *    protection example's hot set, between used-once waves);
- *  - while hold's rule runs, a refault at a long distance of a page
- *    hold does not hold stands for f / (1 - f) held pages that stock
- *    would have lost the same way (f being the held fraction): what hold
- *    saves, by proportion;
- *  - while hold's rule runs, a refault of a page that was never active
- *    (not PG_workingset) from no farther than stock's longer inactive
- *    list would have reached is a swap-in stock would have saved: a
- *    window that slides is read a second time before stock's inactive
- *    list lets it go, and after hold's has;
- *  - while stock's rule runs, what stock saves is not seen (its hits are
- *    on resident pages): the last measure taken under hold stands, and
- *    decays.
+ *  - recency's: one young look at an inactive anon page activates it
+ *    (5.8's rule), and the active list is a CLOCK, a referenced page
+ *    kept (keep_active); refaults as 6.1 judges them. The nearest the
+ *    hooks come to plain LRU: a window that fits is kept. It is the
+ *    start, as LRU is where ARC and LeCaR start;
+ *  - stock's: 6.1 itself, two looks, a FIFO active list, a refault
+ *    activated within 6.1's workingset size (the anon and file lists, as
+ *    upstream.c compares), activations that age the clock;
+ *  - hold's: its refault rules on the displaced counts
+ *    (aws_hold_rules()), quiet activations, the active list a CLOCK, the
+ *    clock aged by evictions and admissions only, the inactive ratio at
+ *    least 3.
  *
- *		A third: one look or two
+ * The experts cannot be run side by side on pages, as set dueling (DIP)
+ * runs its leader sets: what separates them is the shape of the lists
+ * (hold's inactive list is a quarter of resident anon, stock's a half
+ * below 1 GiB) and the look at a resident page, which has no identity
+ * its refault would carry. The shadows say enough to price the roads not
+ * taken:
  *
- * Neither rule keeps a window that slides and is read again only after
- * more than stock's inactive list has passed (0.4x to 0.75x memory on
- * 6.1, where MGLRU keeps it): 6.1 activates an inactive anon page on
- * its second young look, and such a page is evicted after one. 5.8's
- * rule, one young look activates (first_reference()), keeps it, and
- * lets a scan's pages into the active list. It is weighed the same way,
- * independently of the choice above, and only runs with stock's rule
- * (hold's held subset is what one look would push out):
+ *  - where stock's rule runs, a refault of a page never active, from no
+ *    farther than the active list's length, is one recency would have
+ *    saved (one look would have activated the page and given it the
+ *    active list's time), and so is a refault of a page that had been
+ *    active (PG_workingset) from within resident anon: stock deactivates
+ *    every active page its scan reaches, used or not, where a CLOCK keeps
+ *    a referenced one;
+ *  - where recency runs, a refault of a page that had been active,
+ *    from within resident anon, is one stock's two looks would have
+ *    saved: a page used more than once, pushed out by pages one look let
+ *    in (a scan's);
+ *  - where stock's rule or recency runs, a refault from beyond 6.1's
+ *    reach of a page whose hash falls in the stable subset hold would
+ *    have held at that distance (hold's rule 2: h < target / (distance +
+ *    resident)) is one hold would have saved;
+ *  - where hold's rule runs, a refault at a long distance of a page hold
+ *    does not hold stands for f / (1 - f) held pages that the others
+ *    would have lost the same way (f being the held fraction), and a
+ *    refault of a page never active, from no farther than stock's longer
+ *    inactive list would have reached, is one stock would have saved.
  *
- *  - while two looks run, a refault of a page never active, from no
- *    farther than the active list's length, is a swap-in one look would
- *    have saved: the page would have had the active list's time more;
- *  - while one look runs, a refault of a page that had been active, from
- *    within resident anon, is a swap-in two looks would have saved: a
- *    page that was used more than once, pushed out by pages let in on
- *    one look.
+ * A rule's own hits are on resident pages and not seen: the evidence
+ * gathered for it while it did not run stands for it, and decays.
  *
- * One look needs its evidence to pass hold's as well: a page that had
- * been active and comes back speaks for keeping the active list, which
- * pages let in on one look push out (before this, regret let the
- * protection example's waves in on one look: docs/regret.md).
- *
- * Two looks are the start. Starting with one (REGRET_PROMOTE_START=1)
- * keeps more of the windows in the simulator, and in the guest kept
- * fewer and cost scans up to 2.5x (docs/regret.md).
+ *		Choosing
  *
  * Every sum counts pages and decays by half once a memory of evictions
- * has passed (the window of struct aws_displaced). hold's rule is taken
- * when what it would save is more than what stock would, and more than
- * an eighth of resident anon (REGRET_FLOOR); stock's rule comes back as
- * soon as what stock would save is more; one look, likewise, on the same
- * floor. Stock's rule is the start: a workload without refaults runs as
- * 6.1 does.
+ * has passed (the window of struct aws_displaced). Two choices are made
+ * on them after each refault. hold's rule against the others: taken when
+ * what hold would have saved is more than what stock would, and more
+ * than an eighth of resident anon (REGRET_FLOOR). Recency against
+ * stock's rule: taken when what recency would have saved is more than
+ * what two looks and hold would, and more than the floor. A rule that
+ * runs is left only when the evidence against it passes the floor too
+ * and outweighs the evidence for it. If both hold and recency qualify,
+ * the larger of what only one of them saves (the never-active refaults
+ * for recency, the long ones for hold) decides. A page that had been
+ * active coming back counts for two looks where recency runs and for
+ * recency where stock's rule runs: where the two balance, above the
+ * floor, the rule changes with every other such refault, which mixes one
+ * look and two (userspace/tests: test_regret_recency()).
  *
  *		The one constant
  *
  * Decaying by half every memory of evictions, a sum that gains x pages
- * per memory settles at 2x: the floor asks that hold would have saved
- * more than a sixteenth of the evictions of the last memory or so. A
- * ghost estimate is only an estimate: it prices what hold would keep,
- * not what hold's shorter inactive list would lose on the way, so a
- * switch needs evidence well above the refaults a window that nearly
- * fits makes. The sweep (userspace/sim/sweep.sh regret, docs/regret.md)
- * shows how far it can move.
+ * per memory settles at 2x: the floor asks for more than a sixteenth of
+ * the evictions of the last memory or so. A ghost estimate is only an
+ * estimate: it prices what a rule would keep, not what it would lose on
+ * the way, so a switch needs evidence well above the refaults a window
+ * that nearly fits makes. The sweep (userspace/sim/sweep.sh regret,
+ * docs/regret.md) shows how far it can move.
  *
  * REGRET_EXPERT, 0 in the module, makes one rule run alone from the
- * start, whatever the evidence: stock's with two looks (1), with one
- * look (2), hold's (3), or one look with hold's CLOCK active list on
- * stock's lists (4, no expert of this policy: the nearest the hooks come
- * to plain LRU). The simulator's ablation (sweep.sh regret-experts)
- * builds each, to measure what choosing costs against the best rule of
- * each instance, and what no rule here can reach.
- *
- *		What each rule is
- *
- * Stock: inactive-first placement, a refault activated when its distance
- * is within 6.1's workingset size (the anon and file lists, as upstream.c
- * compares), activations age the clock and count (not quiet), the active
- * list a FIFO, 6.1's inactive ratio. hold: its refault rules on the
- * displaced counts (aws_hold_rules()), quiet activations, the active list
- * a CLOCK, the clock aged by evictions and admissions only, the inactive
- * ratio at least 3. The displaced counts are kept under both rules, so
- * hold starts from what it would have known.
+ * start, whatever the evidence: recency (1), stock's (2) or hold's (3).
+ * The simulator's ablation (sweep.sh regret-experts) and the guest's
+ * (sample.py --rule, --best) build each, to measure what choosing costs
+ * against the best rule of each instance.
  *
  * The clock is the anon one (evictions and activations of anon pages),
  * which on an anon workload is 6.1's shared clock less the file
  * evictions; a file refault, whose clock anon events then do not age,
  * is compared with the active file list alone, as the seed did. The
- * state is hold's counts and seven words more per lruvec.
+ * state is hold's counts and eight words more per lruvec.
  */
 #include "aws_policy.h"
 
@@ -126,13 +115,9 @@
 #ifndef REGRET_EXPERT
 #define REGRET_EXPERT	0
 #endif
-#define REGRET_STOCK_TWO_LOOKS	1
-#define REGRET_STOCK_ONE_LOOK	2
-#define REGRET_HOLD		3
-#define REGRET_CLOCK_ONE_LOOK	4
-#ifndef REGRET_PROMOTE_START
-#define REGRET_PROMOTE_START 0
-#endif
+#define REGRET_RECENCY	1
+#define REGRET_STOCK	2
+#define REGRET_HOLD	3
 #define REGRET_RATIO	3	/* hold's inactive ratio (hold.c) */
 #define REGRET_STAY	2	/* hold's majority (hold.c) */
 #define REGRET_RUN_SHIFT 3	/* hold's run of swap slots (hold.c) */
@@ -140,33 +125,33 @@
 struct regret_state {
 	struct aws_displaced d;	/* what displacing did (aws_policy.h) */
 	unsigned long for_hold;	/* swap-ins hold would have saved */
-	unsigned long for_stock; /* swap-ins stock would have saved */
+	unsigned long for_stock; /* ... stock would have, where hold ran */
+	unsigned long for_recency; /* ... one look would have, stock ran */
+	unsigned long for_kept;	/* ... a CLOCK would have, where stock ran */
+	unsigned long for_twice; /* ... two looks would have, recency ran */
 	unsigned long hold;	/* 1 while hold's rule runs */
-	unsigned long for_promote; /* swap-ins one look would have saved */
-	unsigned long for_twice; /* swap-ins two looks would have saved */
-	unsigned long promote;	/* 1 while one young look activates */
+	unsigned long recency;	/* 1 while recency runs (unless hold) */
 	unsigned long stock_ratio; /* 6.1's inactive ratio, last asked */
 };
 
-AWS_ALWAYS(regret, new_anon, AWS_NO)	/* start inactive, as both do */
+AWS_ALWAYS(regret, new_anon, AWS_NO)	/* start inactive, as all do */
 AWS_FILE_WORKINGSET_ACTIVE(regret)
 
 /* REGRET_EXPERT's rule, if one is to run alone. */
 static void regret_force(struct regret_state *s)
 {
 	switch (REGRET_EXPERT) {
-	case REGRET_STOCK_TWO_LOOKS:
+	case REGRET_RECENCY:
 		s->hold = 0;
-		s->promote = 0;
+		s->recency = 1;
 		break;
-	case REGRET_STOCK_ONE_LOOK:
-	case REGRET_CLOCK_ONE_LOOK:
+	case REGRET_STOCK:
 		s->hold = 0;
-		s->promote = 1;
+		s->recency = 0;
 		break;
 	case REGRET_HOLD:
 		s->hold = 1;
-		s->promote = 0;
+		s->recency = 0;
 		break;
 	default:	/* 0: the evidence chooses */
 		break;
@@ -178,7 +163,7 @@ AWS_ON_STATE_INIT(regret_state_init)
 	struct regret_state *s = AWS_STATE(struct regret_state, state);
 
 	if (s) {
-		s->promote = REGRET_PROMOTE_START;
+		s->recency = 1;
 		regret_force(s);
 	}
 }
@@ -186,6 +171,11 @@ AWS_ON_STATE_INIT(regret_state_init)
 static bool regret_holding(const struct regret_state *s)
 {
 	return s && s->hold;
+}
+
+static bool regret_by_recency(const struct regret_state *s)
+{
+	return s && s->recency && !s->hold;
 }
 
 AWS_ON_EVICT(regret_evict)
@@ -200,7 +190,8 @@ AWS_ON_EVICT(regret_evict)
 	if (aws_sat_add(s->d.ticks, f->nr_pages) > window) {
 		s->for_hold >>= 1;
 		s->for_stock >>= 1;
-		s->for_promote >>= 1;
+		s->for_recency >>= 1;
+		s->for_kept >>= 1;
 		s->for_twice >>= 1;
 	}
 	aws_displaced_evict(&s->d, f);
@@ -215,42 +206,62 @@ static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
 	const struct aws_lru_sizes *z = &r->sizes;
 	unsigned long span = aws_sat_add(r->distance, resident);
 	bool held = r->id && aws_hash_below(h, target, span);
-	unsigned long stock_inactive;
+	bool back = r->workingset && r->distance <= resident;
+	unsigned long n = r->nr_pages, stock_inactive;
 
-	/* one look or two (whichever of the rules below runs) */
-	if (!s->promote && !r->workingset && r->distance <= z->active_anon)
-		s->for_promote = aws_sat_add(s->for_promote, r->nr_pages);
-	if (s->promote && r->workingset && r->distance <= resident)
-		s->for_twice = aws_sat_add(s->for_twice, r->nr_pages);
-	/* stock's rule or hold's */
 	if (!s->hold) {
-		if ((r->distance > aws_stock_workingset(z) && held) ||
-		    (r->workingset && r->distance <= resident))
-			s->for_hold = aws_sat_add(s->for_hold, r->nr_pages);
+		if (r->distance > aws_stock_workingset(z) && held)
+			s->for_hold = aws_sat_add(s->for_hold, n);
+		if (s->recency && back)
+			s->for_twice = aws_sat_add(s->for_twice, n);
+		if (!s->recency && back)
+			s->for_kept = aws_sat_add(s->for_kept, n);
+		if (!s->recency && !r->workingset &&
+		    r->distance <= z->active_anon)
+			s->for_recency = aws_sat_add(s->for_recency, n);
 		return;
 	}
 	/* f / (1 - f) held pages per refault that is not held, f < 1 */
 	if (r->distance > z->active_anon && !held && target < span)
 		s->for_hold = aws_sat_add(s->for_hold,
-					  aws_sat_mul(r->nr_pages, target) /
+					  aws_sat_mul(n, target) /
 					  (span - target));
 	stock_inactive = resident / ((s->stock_ratio ? s->stock_ratio : 1) + 1);
 	if (!r->workingset && stock_inactive > z->inactive_anon &&
 	    r->distance <= stock_inactive - z->inactive_anon)
-		s->for_stock = aws_sat_add(s->for_stock, r->nr_pages);
+		s->for_stock = aws_sat_add(s->for_stock, n);
 }
 
 /*
  * Whether a rule runs after this refault, given whether it ran: taken on
- * evidence above @floor and above the other's, left as soon as the
- * other's is the larger.
+ * evidence above @floor and above the other's, left when the other's is
+ * above @floor too and the larger.
  */
 static unsigned long regret_choose(unsigned long runs, unsigned long for_it,
 				   unsigned long against, unsigned long floor)
 {
 	if (runs)
-		return against <= for_it;
+		return against <= for_it || against <= floor;
 	return for_it > floor && for_it > against;
+}
+
+static void regret_decide(struct regret_state *s, unsigned long resident)
+{
+	unsigned long floor = resident / REGRET_FLOOR;
+
+	s->hold = regret_choose(s->hold, s->for_hold, s->for_stock, floor);
+	s->recency = regret_choose(s->recency,
+				   aws_sat_add(s->for_recency, s->for_kept),
+				   aws_sat_add(s->for_twice, s->for_hold),
+				   floor);
+	/* both: what only one of them would have saved decides */
+	if (s->hold && s->recency) {
+		if (s->for_recency > s->for_hold)
+			s->hold = 0;
+		else
+			s->recency = 0;
+	}
+	regret_force(s);
 }
 
 AWS_ON_REFAULT(regret_refault)
@@ -264,13 +275,7 @@ AWS_ON_REFAULT(regret_refault)
 	if (s) {
 		aws_displaced_refault(&s->d, r, resident);
 		regret_weigh(s, r, h, resident, target);
-		s->hold = regret_choose(s->hold, s->for_hold, s->for_stock,
-					resident / REGRET_FLOOR);
-		s->promote = regret_choose(s->promote, s->for_promote,
-					   s->for_twice > s->for_hold ?
-					   s->for_twice : s->for_hold,
-					   resident / REGRET_FLOOR);
-		regret_force(s);
+		regret_decide(s, resident);
 	}
 	if (!regret_holding(s))
 		return aws_refault_within(r, aws_stock_workingset(z));
@@ -279,7 +284,7 @@ AWS_ON_REFAULT(regret_refault)
 	return aws_hold_rules(&s->d, r, h, target, REGRET_STAY);
 }
 
-/* Stock's activations age the clock; hold's are admissions already. */
+/* Recency's and stock's activations age the clock; hold's do not. */
 AWS_ON_AGE(regret_age)
 {
 	return regret_holding(AWS_STATE(struct regret_state, state)) ?
@@ -290,16 +295,14 @@ AWS_ON_FIRST_REFERENCE(regret_first_reference)
 {
 	const struct regret_state *s = AWS_STATE(struct regret_state, state);
 
-	return s && s->promote && !s->hold && f->swapbacked ? AWS_YES : AWS_NO;
+	return regret_by_recency(s) && f->swapbacked ? AWS_YES : AWS_NO;
 }
 
 AWS_ON_KEEP_ACTIVE(regret_keep_active)
 {
 	const struct regret_state *s = AWS_STATE(struct regret_state, state);
 
-	if (REGRET_EXPERT == REGRET_CLOCK_ONE_LOOK)
-		return s ? AWS_YES : AWS_NO;
-	return regret_holding(s) ? AWS_YES : AWS_NO;
+	return regret_holding(s) || regret_by_recency(s) ? AWS_YES : AWS_NO;
 }
 
 AWS_ON_INACTIVE_RATIO(regret_inactive_ratio)
@@ -315,7 +318,7 @@ AWS_ON_INACTIVE_RATIO(regret_inactive_ratio)
 
 AWS_DEFINE_POLICY(regret) = {
 	.name = AWS_NAME("regret"),
-	.description = "stock's rule or hold's, one look or two, by the swap-ins saved",
+	.description = "recency's rule, stock's or hold's, by the swap-ins saved",
 	.clock = AWS_CLOCK_ANON,
 	.state_size = sizeof(struct regret_state),
 	.state_init = regret_state_init,

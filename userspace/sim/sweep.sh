@@ -23,13 +23,12 @@
 #           median, 95th percentile and worst of (regret + 64) / (stock +
 #           64), and the instances above 1.03
 #   regret-experts: not a constant but an ablation, on the same
-#           distribution: each rule regret chooses among run alone from
-#           the start (REGRET_EXPERT, regret.c), and one that is no
-#           expert of it (one look with a CLOCK active list); per family,
-#           each against stock, regret against the best of its three
-#           experts in each instance (what choosing costs), and the best
-#           of all four against stock, plain LRU and the MGLRU model
-#           (what no choice among them reaches)
+#           distribution: each rule regret chooses among (recency's,
+#           stock's, hold's) run alone from the start (REGRET_EXPERT,
+#           regret.c); per family, each against stock, regret against
+#           the best of its three in each instance (what choosing
+#           costs), and that best against stock, plain LRU and the
+#           MGLRU model (what no choice among them reaches)
 #
 # Usage: sweep.sh stable|hold|regret|regret-experts
 # (hold2's sweep, results/sim/sweep-hold2.txt, was made at 8153691, with
@@ -63,8 +62,8 @@ regret)
 		variants+=("floor$f|-DREGRET_FLOOR=$f")
 	done ;;
 regret-experts)
-	variants=("regret|" "stock2|-DREGRET_EXPERT=1" "stock1|-DREGRET_EXPERT=2"
-		"hold|-DREGRET_EXPERT=3" "clock1|-DREGRET_EXPERT=4") ;;
+	variants=("regret|" "recency|-DREGRET_EXPERT=1" "stock|-DREGRET_EXPERT=2"
+		"hold|-DREGRET_EXPERT=3") ;;
 *)
 	echo "usage: sweep.sh stable|hold|regret|regret-experts" >&2
 	exit 2 ;;
@@ -108,23 +107,22 @@ for name, path in runs.items():
     p = d.pivot_table(index=["instance", "family"], columns="policy", values="swapins")
     w = p if w is None else w.join(p)
 w = w.reset_index()
-experts = ["stock2", "stock1", "hold"]
+experts = ["recency", "stock", "hold"]
 w["best3"] = w[experts].min(axis=1)
-w["best4"] = w[experts + ["clock1"]].min(axis=1)
 def r(a, b):
     return (a + 64) / (b + 64)
 fams = list(w.groupby("family")) + [("ALL", w)]
 print("each rule alone against stock: median, p95, instances above 1.03")
-print("%-6s %-8s" % ("table", "family") + "".join(" %-19s" % n for n in ["regret"] + experts + ["clock1"]))
+print("%-6s %-8s" % ("table", "family") + "".join(" %-19s" % n for n in ["regret"] + experts))
 for fam, g in fams:
     print("alone  %-8s" % fam + "".join(" %6.3f %6.2f %5d" % (x.median(), x.quantile(0.95), (x > 1.03).sum())
-                                 for x in (r(g[n], g["upstream"]) for n in ["regret"] + experts + ["clock1"])))
+                                 for x in (r(g[n], g["upstream"]) for n in ["regret"] + experts)))
 print()
-print("%-6s %-8s %-19s %-19s %-13s %-13s" % ("table", "family", "regret/best3", "best3/stock", "best4/LRU",
-                                               "best4/MGLRU"))
+print("%-6s %-8s %-19s %-19s %-13s %-13s" % ("table", "family", "regret/best3", "best3/stock", "best3/LRU",
+                                               "best3/MGLRU"))
 for fam, g in fams:
     a, b = r(g["regret"], g["best3"]), r(g["best3"], g["upstream"])
-    c, m = r(g["best4"], g["LRU"]), r(g["best4"], g["MGLRU"])
+    c, m = r(g["best3"], g["LRU"]), r(g["best3"], g["MGLRU"])
     print("choice %-8s %6.3f %6.2f %5d %6.3f %6.2f %5d %6.3f %6.2f %6.3f %6.2f" % (
         fam, a.median(), a.quantile(0.95), (a > 1.03).sum(), b.median(), b.quantile(0.95), (b > 1.03).sum(),
         c.median(), c.quantile(0.95), m.median(), m.quantile(0.95)))

@@ -203,7 +203,7 @@ static const struct expect {
 		.why = "hold: a stable resident set, displacing what stays away",
 	},
 	{
-		/* as it starts, and without state: stock's rule (6.1's) */
+		/* as it starts: recency's rule, one look and a CLOCK */
 		.name = "regret",
 		.clock = AWS_CLOCK_ANON,
 		.new_anon = NO,
@@ -211,14 +211,14 @@ static const struct expect {
 		.swapin_mapped = DECLINE,
 		.evict_1 = YES, .evict_512 = YES,
 		.refault = YES,
-		.age = YES,			/* stock's activations tick */
-		.first_ref_anon = NO, .first_ref_file = NO, /* two looks */
-		.keep_active = NO,		/* the active list a FIFO */
+		.age = YES,			/* recency's activations tick */
+		.first_ref_anon = YES, .first_ref_file = NO, /* one look */
+		.keep_active = YES,		/* the active list a CLOCK */
 		.refault_ws = 1430, .refault_ws_noswap = 430,
 		.file_ws = FILE_WS_ACTIVE_FILE,	/* the anon clock's rule */
 		.ratio = RATIO_PARAM,
 		.ratio_floor = 1,		/* 6.1's (test_regret_switch()) */
-		.why = "regret: stock's or hold's rule, one or two looks",
+		.why = "regret: recency's rule, stock's or hold's",
 	},
 };
 
@@ -1153,31 +1153,49 @@ static unsigned long regret_long(const struct aws_policy *p, void *st,
 	return yes;
 }
 
-/* Which rule regret follows, read off keep_active, age and the ratio. */
-static bool regret_holds(struct aws_tc *tc, const struct aws_policy *p,
-			 void *st)
+enum regret_rule {
+	REGRET_BY_RECENCY, REGRET_BY_STOCK, REGRET_BY_HOLD, REGRET_BY_NONE
+};
+
+/*
+ * Which rule regret follows, read off its answers: the look, keep_active,
+ * age and the ratio must all agree with one rule.
+ */
+static enum regret_rule regret_rule(struct aws_tc *tc,
+				    const struct aws_policy *p, void *st)
 {
 	const struct aws_folio f = { .nr_pages = 1, .swapbacked = true };
 	struct aws_lru_sizes sz = hold_sizes(1000);
+	bool look = p->first_reference(&f, st) == AWS_YES;
 	bool keep = p->keep_active(&f, st) == AWS_YES;
+	bool tick = p->age(&f, st) == AWS_YES;
+	unsigned long ratio = p->inactive_ratio(&sz, 1, st);
 
-	CHECK(tc, keep == (p->age(&f, st) == AWS_NO) &&
-	      p->inactive_ratio(&sz, 1, st) == (keep ? 3 : 1),
-	      "%s: keep_active %d, but age and the ratio say otherwise",
-	      p->name, keep);
-	return keep;
+	if (look && keep && tick && ratio == 1)
+		return REGRET_BY_RECENCY;
+	if (!look && !keep && tick && ratio == 1)
+		return REGRET_BY_STOCK;
+	if (!look && keep && !tick && ratio == 3)
+		return REGRET_BY_HOLD;
+	CHECK(tc, false, "%s: look %d, keep_active %d, age %d and ratio %lu "
+	      "are no one rule", p->name, look, keep, tick, ratio);
+	return REGRET_BY_NONE;
 }
 
 /*
- * regret, 3000 resident anon pages (1000 active). It starts with stock's
- * rule: a long refault (distance 5000, beyond 6.1's 1430) is refused.
- * Such refaults of pages hold would hold (hash below 2250 / 8000) are
- * evidence for hold: 600 pages give about 170, less than an eighth of
- * resident (375), and change nothing; 2000 more take it to hold's rule,
- * which holds about 28 % of them. Then pages never active that refault
- * from within the 750 pages by which stock's inactive list (1500) is
- * longer than hold's are evidence for stock: 1500 of them bring stock's
- * rule back. Evictions of more than a memory halve the evidence: the
+ * regret, 3000 resident anon pages (1000 active). It starts with
+ * recency's rule, which judges a refault as 6.1 does: a long one
+ * (distance 5000, beyond 6.1's 1430) is refused. Such refaults of pages
+ * hold would hold (hash below 2250 / 8000) are evidence for hold: 600
+ * pages give about 170, less than an eighth of resident (375), and
+ * change nothing; 2000 more take it to hold's rule, which holds about
+ * 28 % of them. Then
+ * pages never active that refault from within the 750 pages by which
+ * stock's inactive list (1500) is longer than hold's are evidence for
+ * stock: the 377th of them (hold's evidence is 376) brings stock's rule
+ * back. Under stock's rule the same refaults, from within the active
+ * list's length (2250), are evidence for one look: 1100 more take it to
+ * recency's rule. Evictions of more than a memory halve the evidence: the
  * long refaults again take it to hold, each once.
  */
 static void test_regret_switch(struct aws_tc *tc)
@@ -1185,6 +1203,7 @@ static void test_regret_switch(struct aws_tc *tc)
 	const struct aws_policy *p = aws_policy_find("regret", 6);
 	const struct aws_folio f = { .nr_pages = 1, .swapbacked = true };
 	struct aws_lru_sizes shaped = hold_sizes(2250);
+	enum regret_rule rule;
 	unsigned long id, yes, k;
 	void *st;
 
@@ -1193,26 +1212,34 @@ static void test_regret_switch(struct aws_tc *tc)
 		return;
 	st = state_new(p);
 	yes = regret_long(p, st, 1, 600);
-	CHECK(tc, !yes && !regret_holds(tc, p, st),
-	      "%s: %lu long refaults admitted, or hold's rule on little "
+	CHECK(tc, !yes && regret_rule(tc, p, st) == REGRET_BY_RECENCY,
+	      "%s: %lu long refaults admitted, or another rule on little "
 	      "evidence", p->name, yes);
 	regret_long(p, st, 601, 2600);
-	CHECK(tc, regret_holds(tc, p, st),
-	      "%s: stock's rule after 2600 long refaults", p->name);
+	CHECK(tc, regret_rule(tc, p, st) == REGRET_BY_HOLD,
+	      "%s: not hold's rule after 2600 long refaults", p->name);
 	yes = regret_long(p, st, 10001, 14000);
 	CHECK(tc, yes >= 1000 && yes <= 1250,
 	      "%s: hold's rule admitted %lu of 4000 long refaults, want "
 	      "about 28 %%", p->name, yes);
-	for (id = 20001; id <= 21500; id++)
+	for (id = 20001; id <= 21500; id++) {
 		p->refault(&(struct aws_refault){ .nr_pages = 1,
 			   .distance = 500, .id = id, .sizes = shaped }, st);
-	CHECK(tc, !regret_holds(tc, p, st),
-	      "%s: hold's rule after 1500 refaults stock would have saved",
-	      p->name);
+		if (id != 20400)
+			continue;
+		rule = regret_rule(tc, p, st);
+		CHECK(tc, rule == REGRET_BY_STOCK,
+		      "%s: rule %d, not stock's, after 400 refaults stock "
+		      "would have saved", p->name, rule);
+	}
+	rule = regret_rule(tc, p, st);
+	CHECK(tc, rule == REGRET_BY_RECENCY,
+	      "%s: rule %d, not recency's, after 1100 refaults one look "
+	      "would have saved", p->name, rule);
 	for (k = 0; k < 4 * 3000; k++)
 		p->evict(&f, st);
 	regret_long(p, st, 30001, 33000);
-	CHECK(tc, regret_holds(tc, p, st),
+	CHECK(tc, regret_rule(tc, p, st) == REGRET_BY_HOLD,
 	      "%s: the evidence for stock did not decay", p->name);
 	free(st);
 }
@@ -1228,42 +1255,57 @@ static void regret_short(const struct aws_policy *p, void *st, unsigned long n,
 }
 
 /*
- * regret's third rule, one look promotes (5.8's), 3000 resident anon
- * pages (1000 active). It starts with 6.1's two looks. Refaults of pages
- * never active from within the active list's reach (distance 500 <=
- * 1000) are evidence for one look: 300 are less than an eighth of
- * resident (375) and change nothing, 200 more take it there at the
- * 376th, for anon folios only; the rule that runs gathers no evidence.
- * Refaults of pages that had been active, from within resident anon
- * (distance 2500 <= 3000), are evidence for two looks: once they
- * outweigh the 376, two looks come back.
+ * regret's recency against stock's rule, 3000 resident anon pages (1000
+ * active), no evictions (nothing decays). It starts with recency: one
+ * look activates an anon folio (not a file one). Refaults of pages that
+ * had been active, from within resident anon (distance 2500 <= 3000),
+ * are evidence for two looks: 300 are less than an eighth of resident
+ * (375) and change nothing; the 76th of 100 more takes it to stock's
+ * rule, where the other 24 are evidence for recency (a CLOCK would
+ * have kept them). Refaults of pages never active from within the active
+ * list's reach (distance 500 <= 1000) are evidence for recency too: 350
+ * of them make 374, less than the 376 against it; the 3rd of 100 more
+ * brings it back. There the evidence balances: 2 more pages that had
+ * been active take it to stock's rule again.
  */
-static void test_regret_promote(struct aws_tc *tc)
+static void test_regret_recency(struct aws_tc *tc)
 {
 	const struct aws_policy *p = aws_policy_find("regret", 6);
-	const struct aws_folio anon = { .nr_pages = 1, .swapbacked = true };
 	const struct aws_folio file = { .nr_pages = 1 };
+	static const struct {
+		unsigned long n, distance;
+		bool workingset;
+		enum regret_rule then;
+	} steps[] = {
+		{ 0, 0, false, REGRET_BY_RECENCY },
+		{ 300, 2500, true, REGRET_BY_RECENCY },
+		{ 75, 2500, true, REGRET_BY_RECENCY },
+		{ 25, 2500, true, REGRET_BY_STOCK },
+		{ 350, 500, false, REGRET_BY_STOCK },
+		{ 2, 500, false, REGRET_BY_STOCK },
+		{ 1, 500, false, REGRET_BY_RECENCY },
+		{ 1, 2500, true, REGRET_BY_RECENCY },
+		{ 1, 2500, true, REGRET_BY_STOCK },
+	};
+	unsigned int i, done = 0;
 	void *st;
 
 	CHECK(tc, p != NULL, "no regret in the registry");
 	if (!p)
 		return;
 	st = state_new(p);
-	regret_short(p, st, 300, 500, false);
-	CHECK(tc, p->first_reference(&anon, st) == AWS_NO,
-	      "%s: one look promotes after 300 refaults", p->name);
-	regret_short(p, st, 200, 500, false);
-	CHECK(tc, p->first_reference(&anon, st) == AWS_YES &&
-	      p->first_reference(&file, st) == AWS_NO,
-	      "%s: one look does not promote an anon folio (or promotes a "
-	      "file one) after 500 refaults of pages never active", p->name);
-	regret_short(p, st, 350, 2500, true);
-	CHECK(tc, p->first_reference(&anon, st) == AWS_YES,
-	      "%s: two looks back on 350 refaults against 376", p->name);
-	regret_short(p, st, 50, 2500, true);
-	CHECK(tc, p->first_reference(&anon, st) == AWS_NO,
-	      "%s: one look still promotes after 400 refaults of pages "
-	      "it let go", p->name);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		regret_short(p, st, steps[i].n, steps[i].distance,
+			     steps[i].workingset);
+		done += steps[i].n;
+		CHECK(tc, regret_rule(tc, p, st) == steps[i].then,
+		      "%s: after %u refaults (the last %lu at distance %lu, "
+		      "workingset %d) rule %d, want %d", p->name, done,
+		      steps[i].n, steps[i].distance, steps[i].workingset,
+		      regret_rule(tc, p, st), steps[i].then);
+		CHECK(tc, p->first_reference(&file, st) == AWS_NO,
+		      "%s: one look promotes a file folio", p->name);
+	}
 	free(st);
 }
 
@@ -1276,7 +1318,7 @@ const struct aws_test_case aws_policy_cases[] = {
 	{ "policy_hold_subset", test_hold_subset },
 	{ "policy_hold_displacement", test_hold_displacement },
 	{ "policy_regret_switch", test_regret_switch },
-	{ "policy_regret_promote", test_regret_promote },
+	{ "policy_regret_recency", test_regret_recency },
 	{ "policy_file_workingset", test_file_workingset },
 	{ "policy_ratio", test_policy_ratio },
 	{ "policy_ratio_callback", test_policy_ratio_callback },

@@ -18,7 +18,7 @@
 #  - on a loop larger than memory, hold and stable admit a quiet subset of
 #    the refaults detect refuses, chosen by the page's identity, and
 #    regret takes hold's rule;
-#  - on a window that slides, regret, which keeps stock's rule there,
+#  - on a window that slides, regret, which keeps recency's rule there,
 #    swaps in a small part of what hold does.
 #  - detect and upstream, in sibling cgroups, differ where 6.1 counts file
 #    pages in an anon refault's workingset and the seed does not.
@@ -349,11 +349,12 @@ expect stable_admits_beyond_detect activations "$fsa" -gt $((fda + FAR_MARGIN))
 # that its subset admissions are quiet is userspace/tests' stable cases,
 # and that the kernel counts only the loud ones is the case below.
 expect stable_loud_ones_in_memcg memcg_activate "$fsm" -eq $((fsa - fsq))
-# regret starts with stock's rule, whose activations are loud, and on this
-# loop the refaults of pages hold would hold soon outweigh an eighth of
-# memory: it takes hold's rule, whose admissions are quiet (measured on
-# 6.1: 10,138 of 10,139 activations quiet, 33,843 refaults against
-# detect's 49,116 and hold's 31,840).  So it admits
+# regret starts with recency's rule, which activates refaults as stock
+# does, loudly, and on this loop the refaults of pages hold would hold
+# soon outweigh an eighth of memory: it takes hold's rule, whose
+# admissions are quiet (measured on 6.1 with stock's rule at the start:
+# 10,138 of 10,139 activations quiet, 33,843 refaults against detect's
+# 49,116 and hold's 31,840).  So it admits
 # quietly, as many as the margin above at least (a regret that never
 # switched admits none quietly), and the kernel counts only its loud ones
 # in memory.stat.
@@ -370,8 +371,9 @@ fi
 # distribution, rng seed 41, drawn for 16M), in 16M.  hold's inactive
 # list, a fixed quarter, is too short for the window, so each page is
 # swapped out between its first and second reads; stock's half keeps it,
-# and regret keeps stock's rule: hold's would have saved nothing here,
-# since no refault comes from beyond the lists' reach.  (That the rule
+# and so does recency's rule, which regret starts on and keeps: hold's
+# would have saved nothing here, since no refault comes from beyond the
+# lists' reach.  (That the rule
 # switches on the evidence is userspace/tests' policy_regret_switch.)
 # The largest of regret's runs against the smallest of hold's,
 # alternating.  Measured when it was hold2's case: 11 runs each in make
