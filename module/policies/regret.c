@@ -34,7 +34,8 @@
  *  - hold's: its refault rules on the displaced counts
  *    (aws_hold_rules()), quiet activations, the active list a CLOCK, the
  *    clock aged by evictions and admissions only, the inactive ratio at
- *    least 3.
+ *    least 3. The displaced counts are kept under every rule, so hold
+ *    starts from what it would have known.
  *
  * The experts cannot be run side by side on pages, as set dueling (DIP)
  * runs its leader sets: what separates them is the shape of the lists
@@ -96,7 +97,7 @@
  * docs/regret.md) shows how far it can move.
  *
  * REGRET_EXPERT, 0 in the module, makes one rule run alone from the
- * start, whatever the evidence: recency (1), stock's (2) or hold's (3).
+ * start, whatever the evidence: recency's (1), stock's (2) or hold's (3).
  * The simulator's ablation (sweep.sh regret-experts) and the guest's
  * (sample.py --rule, --best) build each, to measure what choosing costs
  * against the best rule of each instance.
