@@ -202,7 +202,7 @@ AWS_ON_EVICT(regret_evict)
 /* The evidence one refault gives, under the rule that runs. */
 static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
 			 unsigned long h, unsigned long resident,
-			 unsigned long target)
+			 unsigned long target, unsigned long stock_ws)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
 	unsigned long span = aws_sat_add(r->distance, resident);
@@ -211,15 +211,16 @@ static void regret_weigh(struct regret_state *s, const struct aws_refault *r,
 	unsigned long n = r->nr_pages, stock_inactive;
 
 	if (!s->hold) {
-		if (r->distance > aws_stock_workingset(z) && held)
+		if (r->distance > stock_ws && held)
 			s->for_hold = aws_sat_add(s->for_hold, n);
-		if (s->recency && back)
-			s->for_twice = aws_sat_add(s->for_twice, n);
-		if (!s->recency && back)
+		if (s->recency) {
+			if (back)
+				s->for_twice = aws_sat_add(s->for_twice, n);
+		} else if (back) {
 			s->for_kept = aws_sat_add(s->for_kept, n);
-		if (!s->recency && !r->workingset &&
-		    r->distance <= z->active_anon)
+		} else if (!r->workingset && r->distance <= z->active_anon) {
 			s->for_recency = aws_sat_add(s->for_recency, n);
+		}
 		return;
 	}
 	/* f / (1 - f) held pages per refault that is not held, f < 1 */
@@ -271,15 +272,16 @@ AWS_ON_REFAULT(regret_refault)
 	unsigned long resident = aws_sat_add(z->active_anon, z->inactive_anon);
 	unsigned long h = aws_hash16(r->id >> REGRET_RUN_SHIFT);
 	unsigned long target = resident / (REGRET_RATIO + 1) * REGRET_RATIO;
+	unsigned long stock_ws = aws_stock_workingset(z);
 	struct regret_state *s = AWS_STATE(struct regret_state, state);
 
 	if (s) {
 		aws_displaced_refault(&s->d, r, resident);
-		regret_weigh(s, r, h, resident, target);
+		regret_weigh(s, r, h, resident, target, stock_ws);
 		regret_decide(s, resident);
 	}
 	if (!regret_holding(s))
-		return aws_refault_within(r, aws_stock_workingset(z));
+		return aws_refault_within(r, stock_ws);
 	r->workingset_size = z->active_anon;
 	r->quiet = true;
 	return aws_hold_rules(&s->d, r, h, target, REGRET_STAY);
