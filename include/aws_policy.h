@@ -131,6 +131,23 @@ extern const struct aws_policy *const aws_policy_default;
 
 #endif /* !AWS_TARGET_BPF */
 
+/*
+ * AWS_NOTE(policy, words): a policy's own account of a decision, for
+ * whoever asks, as AWS_NOTE_WORDS unsigned longs the policy names in its
+ * file (regret: the rule it follows and its sums).  In the module it is
+ * the trace event aws_note (module/aws_trace.h, docs/tracing.md), a
+ * static-key jump while the event is off; the simulator, the unit tests
+ * and a BPF build compile it out.
+ */
+#define AWS_NOTE_WORDS	8
+#if defined(__KERNEL__) && !defined(AWS_TARGET_BPF)
+void aws_note(const char *policy, const unsigned long *words);
+#define AWS_NOTE(policy, words)	aws_note(policy, words)
+#endif
+#ifndef AWS_NOTE
+#define AWS_NOTE(policy, words)	((void)(policy), (void)(words))
+#endif
+
 /* Helpers for policy files. */
 
 /* a + b, saturating at ~0UL (sizes summed from racy counters). */

@@ -439,6 +439,12 @@ static bool aws_evict(struct folio *folio, struct mem_cgroup *target_memcg,
 	return true;
 }
 
+/* A policy's AWS_NOTE() (aws_policy.h): the aws_note event, nothing else. */
+void aws_note(const char *policy, const unsigned long *words)
+{
+	trace_aws_note(policy, words);
+}
+
 static bool aws_age(struct lruvec *lruvec, struct folio *folio)
 {
 	struct aws_run *r;

@@ -16,6 +16,8 @@
  *                                              active_kept
  *   aws_age       an activation the policy aged (or not) its clock for
  *   aws_switch    a policy switch and its sweep switches, shadows_swept
+ *   aws_note      a policy's own account of a decision (AWS_NOTE(),
+ *                 aws_policy.h): no counter; regret notes each refault
  *
  * Every page count is in pages, as the counters are.  Tracepoints are
  * static keys: with an event off its call site is one patched jump and
@@ -164,6 +166,19 @@ TRACE_EVENT(aws_switch,
 	    TP_printk("scope=%s cgroup=%llu policy=%s swept=%lu",
 		      __get_str(scope), __entry->cgroup, __get_str(policy),
 		      __entry->swept)
+);
+
+TRACE_EVENT(aws_note,
+	    TP_PROTO(const char *policy, const unsigned long *words),
+	    TP_ARGS(policy, words),
+	    TP_STRUCT__entry(__string(policy, policy)
+			     __array(unsigned long, v, AWS_NOTE_WORDS)),
+	    TP_fast_assign(aws_assign_str(policy, policy);
+			   memcpy(__entry->v, words, sizeof(__entry->v));),
+	    TP_printk("policy=%s v0=%lu v1=%lu v2=%lu v3=%lu v4=%lu v5=%lu v6=%lu v7=%lu",
+		      __get_str(policy), __entry->v[0], __entry->v[1],
+		      __entry->v[2], __entry->v[3], __entry->v[4],
+		      __entry->v[5], __entry->v[6], __entry->v[7])
 );
 
 #endif /* _AWS_TRACE_H */

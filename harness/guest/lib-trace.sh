@@ -49,7 +49,8 @@ lost() { awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }' $T/
 # those whose distance exceeds it and verdict_long_in how many of them
 # were activated anyway, long_POLICY and long_in_POLICY the same per
 # policy, short_POLICY its refaults within the workingset and
-# short_out_POLICY those of them it did not activate.
+# short_out_POLICY those of them it did not activate; note_POLICY_v0_V
+# the aws_note events of POLICY whose first word is V.
 # (The kernel formats a window of 100,000 events in about 0.5 s of a
 # TCG guest, and the C summary takes about 1 s; trace-cmd extract and
 # report, then awk, took 6.5 to 8.5 s, with the same figures in all five

@@ -8,7 +8,8 @@
 # value worked out by hand below: pages summed per kind, a refault's
 # verdict against detect's rule, a workingset that is not active anon,
 # the long and short refaults per policy, the memcgs each policy named,
-# an identity of 0, a switch's sweep, and a loss mark; a line with no
+# an identity of 0, a switch's sweep, a policy's notes by their first
+# word, and a loss mark; a line with no
 # event counts nothing, and a missing file or a stray option is refused.
 set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
@@ -24,7 +25,7 @@ SUMMARY=$TMP/aws-trace-summary
 cat >"$TMP/window" <<'EOF'
 # tracer: nop
 #
-# entries-in-buffer/entries-written: 11/11   #P:2
+# entries-in-buffer/entries-written: 13/13   #P:2
 #           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION
       aws-thrash-120   [001] .....     6.1: aws_place: policy=detect nr_pages=1 active=0 memcg=3
       aws-thrash-120   [001] .....     6.2: aws_place: policy=detect nr_pages=512 active=1 memcg=3
@@ -37,19 +38,25 @@ cat >"$TMP/window" <<'EOF'
       aws-thrash-120   [001] .....     6.9: aws_activate: policy=hold nr_pages=3 reason=keep memcg=7
          kswapd0-30    [000] .....     7.0: aws_age: policy=detect nr_pages=8 aged=1
             bash-99    [000] .....     7.1: aws_switch: scope=cgroup cgroup=42 policy=hold swept=17
+      aws-thrash-120   [001] .....     7.11: aws_note: policy=regret v0=2 v1=40 v2=0 v3=7 v4=0 v5=3 v6=500 v7=900
+      aws-thrash-120   [001] .....     7.12: aws_note: policy=regret v0=2 v1=40 v2=0 v3=8 v4=0 v5=3 v6=500 v7=12
 CPU:1 [LOST 12 EVENTS]
       aws-thrash-120   [001] .....     7.2: sched_switch: prev=aws_place: nr_pages=99
 EOF
-# By hand: 11 events; place 1 inactive, 512 active; evict 1 with a
+# By hand: 13 events; place 1 inactive, 512 active; evict 1 with a
 # shadow, 4 without; refaults 1+1+2+1 = 5 pages, 1+2 activated, 1
 # restored, one without identity (2 pages); verdicts off detect's rule:
 # the long one bex3 activated and the short one it did not (2); one
 # workingset that is not active anon (21); long: detect 1 (0 in), bex3 1
-# (1 in); short: detect 1 (0 out), bex3 1 (1 out); in 2, out 2.  The
+# (1 in); short: detect 1 (0 out), bex3 1 (1 out); in 2, out 2; two
+# notes of regret on stock's rule (v0=2), with no memcg.  The
 # sched_switch line names no aws_ event word of its own ("prev=aws_place:"
 # is a field) and counts nothing.
 cat >"$TMP/want" <<'EOF'
-events 11
+events 13
+aws_note 2
+policy_regret_aws_note 2
+note_regret_v0_2 2
 aws_place 2
 aws_evict 2
 aws_refault 4

@@ -106,7 +106,9 @@
  * which on an anon workload is 6.1's shared clock less the file
  * evictions; a file refault, whose clock anon events then do not age,
  * is compared with the active file list alone, as the seed did. The
- * state is hold's counts and eight words more per lruvec.
+ * state is hold's counts and eight words more per lruvec. Every refault
+ * is noted, its rule and the sums after it, in the module's aws_note
+ * trace event (regret_note(), docs/tracing.md).
  */
 #include "aws_policy.h"
 
@@ -167,6 +169,14 @@ AWS_ON_STATE_INIT(regret_state_init)
 		s->recency = 1;
 		regret_force(s);
 	}
+}
+
+/* REGRET_RECENCY, REGRET_STOCK or REGRET_HOLD: the rule that runs */
+static unsigned long regret_running(const struct regret_state *s)
+{
+	if (s->hold)
+		return REGRET_HOLD;
+	return s->recency ? REGRET_RECENCY : REGRET_STOCK;
 }
 
 static bool regret_holding(const struct regret_state *s)
@@ -266,6 +276,23 @@ static void regret_decide(struct regret_state *s, unsigned long resident)
 	regret_force(s);
 }
 
+/*
+ * The aws_note event of each refault (docs/tracing.md): v0 the rule that
+ * runs after it (1 recency's, 2 stock's, 3 hold's), v1-v5 the sums
+ * for_hold, for_stock, for_recency, for_kept and for_twice, v6 the
+ * floor, v7 the refault's distance.
+ */
+static void regret_note(const struct regret_state *s,
+			const struct aws_refault *r, unsigned long resident)
+{
+	unsigned long words[AWS_NOTE_WORDS] = {
+		regret_running(s), s->for_hold, s->for_stock, s->for_recency,
+		s->for_kept, s->for_twice, resident / REGRET_FLOOR, r->distance,
+	};
+
+	AWS_NOTE("regret", words);
+}
+
 AWS_ON_REFAULT(regret_refault)
 {
 	const struct aws_lru_sizes *z = &r->sizes;
@@ -279,6 +306,7 @@ AWS_ON_REFAULT(regret_refault)
 		aws_displaced_refault(&s->d, r, resident);
 		regret_weigh(s, r, h, resident, target, stock_ws);
 		regret_decide(s, resident);
+		regret_note(s, r, resident);
 	}
 	if (!regret_holding(s))
 		return aws_refault_within(r, stock_ws);

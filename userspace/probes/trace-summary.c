@@ -155,6 +155,8 @@ static void event(const char *ev, const struct event *e)
 	} else if (!strcmp(ev, "aws_switch")) {
 		addf(num(e, "swept"), "swept");
 		addf(1, "switch_%s_%s", field(e, "scope"), policy);
+	} else if (!strcmp(ev, "aws_note")) {
+		addf(1, "note_%s_v0_%s", policy, field(e, "v0"));
 	}
 }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tracing suite: trace-cmd sees the module's six trace events
+# Tracing suite: trace-cmd sees the module's seven trace events
 # (module/aws_trace.h, system anon_workingset), and a trace of a thrash
 # run under detect adds up to the /proc/anon_workingset counters of the
 # same run, exactly:
@@ -10,6 +10,7 @@
 #   aws_refault nr_pages, activate, restore = refaults, activations, restores
 #   evictions + activations + aged aws_age = the root anon clock's advance
 #   aws_switch count and swept             = switches, shadows_swept
+#   aws_note of regret, one per refault it judged, naming its rule
 # each with a floor, so that no match compares 0 with 0: detect leaves a
 # shadow for every eviction (THP off: small folios only), each refault's
 # verdict is detect's rule on the figures it carries (activate iff
@@ -41,7 +42,8 @@ buf0=$(cat $T/buffer_size_kb 2>/dev/null)
 mod_unload
 insmod "$AWS_MOD" policy=detect || bail insmod "insmod policy=detect failed"
 want="anon_workingset:aws_activate anon_workingset:aws_age anon_workingset:aws_evict"
-want+=" anon_workingset:aws_place anon_workingset:aws_refault anon_workingset:aws_switch"
+want+=" anon_workingset:aws_note anon_workingset:aws_place anon_workingset:aws_refault"
+want+=" anon_workingset:aws_switch"
 got=$(trace-cmd list -e 'anon_workingset:' 2>&1 | grep '^anon_workingset:' | sort | xargs)
 expect trace_cmd_lists_events events "$got" = "$want"
 
@@ -241,6 +243,28 @@ if zram_swap 256M; then
 else
 	fail zram_refaults_carry_identity "no swap on zram"
 fi
+
+# regret's aws_note (AWS_NOTE(), module/policies/regret.c): one for every
+# refault it judged, whose first word is the rule it follows after it
+# (1 recency's, 2 stock's, 3 hold's).  The random writes on the swap disk:
+# refaults floor 1000, as zram_refaults_carry_identity's.
+set_policy regret || bail set_regret "cannot set policy regret"
+record_window zram_window || diag "trace-cmd start or the summary failed"
+WVF=$(result_get "$(grep '^RESULT' /tmp/trace-zram.out)" verify_fail)
+WVF=${WVF:-1}
+if window_ok regret_notes_every_refault; then
+	notes=${E[policy_regret_aws_note]:-0} judged=${E[policy_regret_aws_refault]:-0}
+	rules=$((${E[note_regret_v0_1]:-0} + ${E[note_regret_v0_2]:-0} + ${E[note_regret_v0_3]:-0}))
+	if [ "$notes" = "$judged" ] && [ "$rules" = "$notes" ] && [ "$notes" -ge 1000 ]; then
+		ok "regret_notes_every_refault # $notes notes of $judged refaults (rules:" \
+			"recency's ${E[note_regret_v0_1]:-0}, stock's ${E[note_regret_v0_2]:-0}," \
+			"hold's ${E[note_regret_v0_3]:-0})"
+	else
+		fail regret_notes_every_refault "$notes notes, $judged refaults judged by regret," \
+			"$rules naming a rule (want all equal, >= 1000)"
+	fi
+fi
+set_policy detect
 
 trace-cmd reset >/dev/null 2>&1
 [ -n "$buf0" ] && echo "${buf0%% *}" >$T/buffer_size_kb
