@@ -135,9 +135,11 @@ extern const struct aws_policy *const aws_policy_default;
  * AWS_NOTE(policy, words): a policy's own account of a decision, for
  * whoever asks, as AWS_NOTE_WORDS unsigned longs the policy names in its
  * file (regret: the rule it follows and its sums).  In the module it is
- * the trace event aws_note (module/aws_trace.h, docs/tracing.md), a
- * static-key jump while the event is off; the simulator, the unit tests
- * and a BPF build compile it out.
+ * a call to aws_note(), whose trace event aws_note (module/aws_trace.h,
+ * docs/tracing.md) is a static-key jump while off: with tracing off a
+ * note costs the words' stores and one call, so a policy notes on the
+ * refault path (beside a swap-in), not on every look or eviction.  The
+ * simulator, the unit tests and a BPF build compile it out.
  */
 #define AWS_NOTE_WORDS	8
 #if defined(__KERNEL__) && !defined(AWS_TARGET_BPF)
