@@ -139,12 +139,18 @@ extern const struct aws_policy *const aws_policy_default;
  * docs/tracing.md) is a static-key jump while off: with tracing off a
  * note costs the words' stores and one call, so a policy notes on the
  * refault path (beside a swap-in), not on every look or eviction.  The
- * simulator, the unit tests and a BPF build compile it out.
+ * simulator's policy objects (AWS_SIM_NOTES) hand it to aws_sim_note(),
+ * which writes it to aws-sim's --notes file (userspace/sim/lru2.c); the
+ * unit tests and a BPF build compile it out.
  */
 #define AWS_NOTE_WORDS	8
 #if defined(__KERNEL__) && !defined(AWS_TARGET_BPF)
 void aws_note(const char *policy, const unsigned long *words);
 #define AWS_NOTE(policy, words)	aws_note(policy, words)
+#endif
+#if defined(AWS_SIM_NOTES) && !defined(AWS_TARGET_BPF)
+void aws_sim_note(const char *policy, const unsigned long *words);
+#define AWS_NOTE(policy, words)	aws_sim_note(policy, words)
 #endif
 #ifndef AWS_NOTE
 #define AWS_NOTE(policy, words)	((void)(policy), (void)(words))

@@ -698,6 +698,33 @@ static void reclaim(struct lru2 *m)
 	}
 }
 
+FILE *sim_notes;
+unsigned int sim_notes_instance;
+/* the refault being judged, for the notes its judge makes */
+static const struct aws_refault *judged;
+
+/*
+ * A policy's note (AWS_NOTE()): one line of --notes, the instance, the
+ * policy, the anon lists and PG_workingset of the refault being judged
+ * ("- - -" outside a refault), and the policy's words.
+ */
+void aws_sim_note(const char *policy, const unsigned long *words)
+{
+	unsigned int i;
+
+	if (!sim_notes)
+		return;
+	fprintf(sim_notes, "%u %s", sim_notes_instance, policy);
+	if (judged)
+		fprintf(sim_notes, " %lu %lu %d", judged->sizes.active_anon,
+			judged->sizes.inactive_anon, judged->workingset);
+	else
+		fputs(" - - -", sim_notes);
+	for (i = 0; i < AWS_NOTE_WORDS; i++)
+		fprintf(sim_notes, " %lu", words[i]);
+	fputc('\n', sim_notes);
+}
+
 /*
  * Swap-in with a shadow, judged by @judge on @clock: aws_refault() for a
  * policy's shadow, workingset_refault() for stock's. An activation ages
@@ -718,7 +745,9 @@ static void refault(struct lru2 *m, uint32_t p, unsigned long shadow,
 	rf.workingset = s.workingset;
 	rf.id = (unsigned long)p + 1;	/* the page's identity, never 0 */
 	lru2_sizes(m, &rf.sizes);
+	judged = &rf;
 	activate = judge(&rf, state) == AWS_YES;
+	judged = NULL;
 
 	m->st->refaults++;
 	m->st->hist[aws_hist_bucket(rf.distance, rf.workingset_size)]++;

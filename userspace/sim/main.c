@@ -85,6 +85,12 @@ static void usage(FILE *f)
 "  scanhot's rounds, loop's loops, protect's rounds, zipf's records (after\n"
 "  the fill), the whole of randw and of a file trace - with x OPT, the\n"
 "  same count for OPT)\n"
+"  --notes FILE       write every note the policies make (AWS_NOTE, e.g.\n"
+"                     regret's rule and sums at each refault), one line\n"
+"                     each: instance (0 without --distribution), policy,\n"
+"                     active and inactive anon pages and PG_workingset of\n"
+"                     the refault judged, the policy's eight words\n"
+"                     (docs/tracing.md: aws_note)\n"
 "  --save FILE        write the trace (binary, or text if FILE ends .txt)\n"
 "  --selftest         run the built-in self tests and exit\n"
 "  --list             print every policy name, one per line, and exit\n");
@@ -272,6 +278,7 @@ static int run_distribution(unsigned int n, uint64_t seed,
 			fclose(cf);
 			return 1;
 		}
+		sim_notes_instance = i;
 		if (run_all(&tr, lp, runs, nruns)) {
 			fclose(cf);
 			return 1;
@@ -293,6 +300,34 @@ static int run_distribution(unsigned int n, uint64_t seed,
 		return 1;
 	}
 	return 0;
+}
+
+/* Open --notes @path and write its header; 0, or 1 with a message. */
+static int notes_open(const char *path)
+{
+	unsigned int i;
+
+	sim_notes = fopen(path, "w");
+	if (!sim_notes) {
+		perror(path);
+		return 1;
+	}
+	fputs("# instance policy active_anon inactive_anon workingset", sim_notes);
+	for (i = 0; i < AWS_NOTE_WORDS; i++)
+		fprintf(sim_notes, " v%u", i);
+	fputc('\n', sim_notes);
+	return 0;
+}
+
+/* Close --notes, if open: @ret, or 1 if it could not be written. */
+static int notes_close(int ret, const char *path)
+{
+	if (sim_notes && fclose(sim_notes)) {
+		perror(path);
+		ret = 1;
+	}
+	sim_notes = NULL;
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -335,13 +370,14 @@ int main(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'C' },
 		{ "hist", no_argument, NULL, 'H' },
 		{ "save", required_argument, NULL, 'o' },
+		{ "notes", required_argument, NULL, 1017 },
 		{ "selftest", no_argument, NULL, 'T' },
 		{ "list", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pattern = "thrash", *trace_file = NULL, *csv = NULL;
-	const char *save = NULL, *ratio_str = "1";
+	const char *save = NULL, *ratio_str = "1", *notes = NULL;
 	const char *policies = NULL;	/* default_policies() */
 	struct gen_params g;
 	struct lru2_params lp = { .bucket_order = -1 };
@@ -473,6 +509,9 @@ int main(int argc, char **argv)
 		case 'o':
 			save = optarg;
 			break;
+		case 1017:
+			notes = optarg;
+			break;
 		case 'T':
 			return sim_selftest() ? 1 : 0;
 		case 'L':
@@ -511,13 +550,15 @@ int main(int argc, char **argv)
 	nruns = parse_policies(policies, runs, (int)ARRAY_SIZE(runs));
 	if (nruns <= 0)
 		return 2;
-	if (dist_n) {
-		if (!csv || trace_file || lp.file_pages) {
-			fprintf(stderr, "aws-sim: --distribution needs --csv, and no --trace or --file-mb\n");
-			return 2;
-		}
-		return run_distribution(dist_n, dist_seed, &lp, runs, nruns, csv);
+	if (dist_n && (!csv || trace_file || lp.file_pages)) {
+		fprintf(stderr, "aws-sim: --distribution needs --csv, and no --trace or --file-mb\n");
+		return 2;
 	}
+	if (notes && notes_open(notes))
+		return 1;
+	if (dist_n)
+		return notes_close(run_distribution(dist_n, dist_seed, &lp,
+						    runs, nruns, csv), notes);
 
 	t0 = sim_now();
 	if (trace_file ? trace_load(&tr, trace_file) :
@@ -551,9 +592,11 @@ int main(int argc, char **argv)
 		if (ret) {
 			fprintf(stderr, "aws-sim: %s failed (out of memory?)\n",
 				r->name);
-			return 1;
+			return notes_close(1, notes);
 		}
 	}
+	if (notes_close(0, notes))
+		return 1;
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].kind == K_LRU2) {
 			printf("  shadow bucket_order %u%s\n",

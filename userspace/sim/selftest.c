@@ -1707,6 +1707,69 @@ static void t_bpf_twins(struct st_ctx *c)
 		fail(c, "no decision was recorded");
 }
 
+/*
+ * --notes: regret notes each refault it judges, one line naming it and
+ * one of its three rules (v0 1..3), with the lists of that refault; hold
+ * notes nothing.  The guest sample's scanhot-44 (rng seed 41, 4096
+ * frames: a hot set and a scan that nearly fit), run as make sim does.
+ */
+static void t_notes(struct st_ctx *c)
+{
+	static const char *const names[] = { "regret", "hold" };
+	struct lru2_params lp = {
+		.frames = 4096, .ratio = AWS_RATIO_AUTO, .bucket_order = -1,
+		.fault_young = true, .refault_deactivate = true, .batch = true,
+	};
+	unsigned long act, inact, rule, lines, bad;
+	struct dist_instance d;
+	struct sim_stats st;
+	struct trace t;
+	char pol[32], line[512];
+	unsigned int i, inst;
+	int ws;
+
+	if (dist_draw(&t, 41, 44, lp.frames, &d)) {
+		fail(c, "cannot draw instance 44");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		lp.policy = policy(c, names[i]);
+		sim_notes = tmpfile();
+		if (!lp.policy || !sim_notes) {
+			fail(c, "no %s or no temporary file", names[i]);
+			break;
+		}
+		sim_notes_instance = 44;
+		if (lru2_run(&t, &lp, &st)) {
+			fail(c, "%s failed", names[i]);
+			break;
+		}
+		rewind(sim_notes);
+		lines = bad = 0;
+		while (fgets(line, sizeof(line), sim_notes)) {
+			lines++;
+			if (sscanf(line, "%u %31s %lu %lu %d %lu", &inst, pol,
+				   &act, &inact, &ws, &rule) != 6 ||
+			    inst != 44 || strcmp(pol, names[i]) ||
+			    act + inact > lp.frames || rule < 1 || rule > 3)
+				bad++;
+		}
+		fclose(sim_notes);
+		sim_notes = NULL;
+		if (i == 0 && (lines != st.refaults || st.refaults < 1000 ||
+			       bad))
+			fail(c, "regret: %lu notes (%lu malformed) for %llu "
+			     "refaults, want one each and 1000 or more", lines,
+			     bad, (unsigned long long)st.refaults);
+		if (i == 1 && lines)
+			fail(c, "hold: %lu notes, it makes none", lines);
+	}
+	if (sim_notes)
+		fclose(sim_notes);
+	sim_notes = NULL;
+	trace_free(&t);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct st_ctx *c);
@@ -1737,6 +1800,7 @@ static const struct {
 	{ "mglru_batch", t_mglru_batch },
 	{ "mglru_invariants", t_mglru_invariants },
 	{ "bpf_twins_decide_alike", t_bpf_twins },
+	{ "notes_one_per_refault", t_notes },
 };
 
 int sim_selftest(void)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <linux/types.h>
@@ -149,6 +150,14 @@ uint64_t sim_measured_swapins(const struct trace *t,
 
 int lru2_run(const struct trace *t, const struct lru2_params *p,
 	     struct sim_stats *st);
+
+/*
+ * Where the policies' notes go (AWS_NOTE(), include/aws_policy.h), one
+ * line each, labelled with sim_notes_instance (--notes; lru2.c); NULL:
+ * nowhere.
+ */
+extern FILE *sim_notes;
+extern unsigned int sim_notes_instance;
 
 /* ---- mglru.c: 6.1's multi-generational LRU, anon pages ---- */
 
