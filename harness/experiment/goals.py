@@ -45,6 +45,14 @@ The verdict is `at_medians` when told apart, else "not told apart",
 whatever the medians say: never "met".  The simulator's single counts
 have points for ranges, so only the bootstrap can leave a goal untold.
 
+compare() asks another question: is one policy (a change) different from
+another (the policy as it was), instance by instance?  It takes the
+geometric mean over instances of the ratio of their medians, with the
+same bootstrap interval: fewer swap-ins when the interval lies below 1,
+more when above, else not told apart; beside it, the instances whose
+runs' ranges do not overlap, and each one's count above the no-harm
+bound.
+
 Families left to the guest (check()'s guest_only: those where the MGLRU
 model does not follow the guest, simguest.py --families): the goals
 against the better peer (no-harm-95, no-harm-max, family-gain) leave
@@ -241,3 +249,28 @@ def report(t, policy, peers, guest_only=()):
     for goal, v, at, fig, detail in rows:
         lines.append("  %-20s %-15s %-7s %-36s %s" % (goal, v, at, fig, detail))
     return lines, pd.DataFrame(rows, columns=["goal", "verdict", "at_medians", "figure", "detail"])
+
+
+def compare(t, policy, base, peers):
+    """POLICY against BASE on the same instances of T: printable lines and
+    a one-row frame (policy, against, instances, geomean, its interval,
+    verdict, instances told apart each way, each one's count above the
+    no-harm bound against the better of PEERS)."""
+    med, lo, hi = ratio(t, policy, base)
+    logs = np.log(med.to_numpy(dtype=float))
+    gm = float(np.exp(logs.mean()))
+    ci = tuple(float(np.exp(x)) for x in bootstrap(logs, np.mean))
+    verdict = "fewer" if ci[1] < 1 else "more" if ci[0] > 1 else "not told apart"
+    fewer, more = int((hi < 1).sum()), int((lo > 1).sum())
+    b = add_better(t, peers)
+    harm = [int(((b[p] + 1) / (b.better + 1) > NO_HARM).sum()) for p in (policy, base)]
+    row = {"policy": policy, "against": base, "instances": len(t), "geomean": round(gm, 4),
+           "geomean_lo": round(ci[0], 4), "geomean_hi": round(ci[1], 4), "verdict": verdict,
+           "apart_fewer": fewer, "apart_more": more, "above_no_harm": harm[0],
+           "above_no_harm_against": harm[1]}
+    lines = ["%s against %s on %d instances: swap-ins x%.3f in the geometric mean "
+             "(%d %% bootstrap interval %.3f-%.3f): %s; runs' ranges apart in %d "
+             "(%d fewer, %d more); above %.2fx the better of %s: %d against %d"
+             % (policy, base, len(t), gm, 100 * BOOT_LEVEL, ci[0], ci[1], verdict,
+                fewer + more, fewer, more, NO_HARM, " and ".join(peers), harm[0], harm[1])]
+    return lines, pd.DataFrame([row])

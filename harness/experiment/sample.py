@@ -4,6 +4,7 @@
 
 usage: sample.py DIR [--judge POLICY,...] [--peers nomod,mglru] [--peers-from DIR2]
                    [--rule NAME=DIR3:POLICY ...] [--best NAME=A+B+... ...]
+                   [--against NAME]
        sample.py --write-plan N [--dist-seed S] [--memory SIZE] [--policies LIST]
 
 DIR is a `make run` result folder whose plan's cells run aws-instance
@@ -26,7 +27,12 @@ DIR ran, with the same command (DIR may hold some of them only).
 its own (a rule run alone, a build of regret with REGRET_EXPERT set), and
 --best judges, as if it were a policy, the one of its rules with the
 fewest swap-ins in each instance: what a policy that always chose the
-right rule would reach (docs/regret.md).
+right rule would reach (docs/regret.md).  --against NAME compares each
+judged policy with NAME (a policy or rule of the table, the policy as it
+was brought in by --rule) instance by instance (goals.compare(): the
+geometric mean of the ratios with its bootstrap interval, fewer, more or
+not told apart) and writes DIR/sample-against.csv: how a change is told
+from the policy it changes.
 
 --write-plan N prints a sample plan instead: instances 0..N-1 of the
 distribution drawn with rng seed S (default 41) for SIZE (default 16M),
@@ -210,6 +216,8 @@ def main(argv):
                     help="DIR's runs of POLICY (a folder of the same plan), judged as NAME")
     ap.add_argument("--best", action="append", default=[], metavar="NAME=A+B+...",
                     help="judge NAME: per instance, the one of A, B, ... with the fewest swap-ins")
+    ap.add_argument("--against", default="", metavar="NAME",
+                    help="compare each judged policy with NAME, instance by instance")
     ap.add_argument("--sim", default=os.path.join(TOP, "build", "userspace", "aws-sim"))
     a = ap.parse_args(argv)
     judged, peers = [p for p in a.judge.split(",") if p], a.peers.split(",")
@@ -238,8 +246,11 @@ def main(argv):
         if not judged:
             raise SampleError("the runs are of no policy but the peers %s" % ",".join(peers))
         best = [parse_best(b, ran + peers) for b in a.best]
-        judged = [p for p in judged if p not in [n for n, _ in best]]
-        need = list(dict.fromkeys(judged + peers + [r for _, of in best for r in of]))
+        judged = [p for p in judged if p not in [n for n, _ in best] + [a.against]]
+        if a.against and a.against not in ran + peers:
+            raise SampleError("--against %s: not one of %s" % (a.against, ", ".join(ran + peers)))
+        need = list(dict.fromkeys(judged + peers + [r for _, of in best for r in of]
+                                  + ([a.against] if a.against else [])))
         t = table(a.dir, cells, draws(cells, a.sim), need, a.peers_from, peers, rules)
         for name, of in best:
             t = add_best(t, name, of)
@@ -258,6 +269,13 @@ def main(argv):
         print("\n".join(lines))
         verdicts.append(v.assign(policy=p))
     pd.concat(verdicts).to_csv(os.path.join(a.dir, "sample-goals.csv"), index=False)
+    if a.against:
+        rows = []
+        for p in judged:
+            lines, row = goals.compare(t, p, a.against, peers)
+            print("\n".join(lines))
+            rows.append(row)
+        pd.concat(rows).to_csv(os.path.join(a.dir, "sample-against.csv"), index=False)
     return 0
 
 

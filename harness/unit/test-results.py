@@ -9,7 +9,8 @@ runs), the report of failed or missing runs, that policies come from the
 data, the x OPT figures with their approximate and n/a cells, opt.py's
 choice of trace for each kind of command and its figures on real traces
 (the workloads and aws-sim of build/userspace, run on the host),
-calibrate.py's verdicts, dist.py's summary of a distribution, the
+calibrate.py's verdicts, dist.py's summary of a distribution, a change
+told from the policy it changes (goals.compare(), sample.py --against), the
 meta.json meta.py writes for a made-up run, merge.py's gathering of a
 folder's guests and its merge of shards, and schedule.py's replay of a
 run's pool.  make test runs it with the unit tests; no guest needed.
@@ -412,6 +413,33 @@ def goals_table(rows):
     return pd.DataFrame(t)
 
 
+def check_compare():
+    # a change against the policy as it was, on 40 instances: 0.8x on
+    # every one is fewer, its ranges apart; 1.25x more; 1.1x on half and
+    # 1/1.1x on the other half not told apart (geometric mean 1)
+    def table(f, spread=0):
+        return goals_table([("zipf", "alpha=1", {
+            "new": (f(i) * 1000 - 1, f(i) * 1000 - 1 - spread, f(i) * 1000 - 1 + spread),
+            "old": (999, 999 - spread, 999 + spread), "upstream": (999, 999, 999), "MGLRU": (1099, 1099, 1099)})
+            for i in range(40)])
+    for f, want, fewer, more in ((lambda i: 0.8, "fewer", 40, 0), (lambda i: 1.25, "more", 0, 40),
+                                 (lambda i: 1.1 if i % 2 else 1 / 1.1, "not told apart", 20, 20)):
+        lines, row = G.compare(table(f), "new", "old", ["upstream", "MGLRU"])
+        r = row.iloc[0]
+        assert (r.verdict, r.apart_fewer, r.apart_more) == (want, fewer, more), (want, dict(r))
+        assert r.geomean_lo <= r.geomean <= r.geomean_hi and r.instances == 40, dict(r)
+        assert lines[0].startswith("new against old on 40 instances"), lines
+    assert abs(G.compare(table(lambda i: 0.8), "new", "old", ["upstream"])[1].geomean[0] - 0.8) < 1e-3
+    # overlapping runs: none apart, though the medians differ
+    r = G.compare(table(lambda i: 0.99, spread=50), "new", "old", ["upstream"])[1].iloc[0]
+    assert (r.apart_fewer, r.apart_more) == (0, 0), dict(r)
+    # the no-harm counts, each against the better peer: 1.25x is above it
+    # everywhere, the policy as it was (even with stock) nowhere
+    r = G.compare(table(lambda i: 1.25), "new", "old", ["upstream", "MGLRU"])[1].iloc[0]
+    assert (r.above_no_harm, r.above_no_harm_against) == (40, 0), dict(r)
+    return "fewer, more and not told apart as built; ranges apart counted each way; the no-harm counts"
+
+
 def check_goals(d):
     # each goal met, missed and not told apart on a table built for it;
     # 1024 frames: the slide limit is 32 swap-ins
@@ -531,8 +559,16 @@ def check_sample(d):
     assert rc == 0 and got == [(302, 302, 301, "alt"), (702, 502, 501, "hold")], (rc, got)
     v = pd.read_csv(os.path.join(cand, "sample-goals.csv"))
     assert set(v.policy) == {"hold", "alt", "either"}, set(v.policy)
+    # --against: each judged policy against a rule, instance by instance
+    with open(os.devnull, "w") as null:
+        rc = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs,
+                             "--rule", "alt=%s:x" % alt, "--judge", "hold", "--against", "alt"],
+                            stdout=null).returncode
+    a = pd.read_csv(os.path.join(cand, "sample-against.csv"))
+    assert rc == 0 and list(a.policy) == ["hold"] and list(a.against) == ["alt"], (rc, a)
+    assert a.instances[0] == 2 and (a.apart_fewer[0], a.apart_more[0]) == (1, 1), a
     for bad in (["--best", "either=hold+y"], ["--best", "either=hold"], ["--rule", "alt=%s" % alt],
-                ["--rule", "alt=%s:x" % d]):
+                ["--rule", "alt=%s:x" % d], ["--against", "nosuch"]):
         r = subprocess.run([sys.executable, S.__file__, cand, "--peers-from", stored_runs] + bad,
                            capture_output=True, text=True)
         assert r.returncode == 1 and "error: sample.py" in r.stderr, (bad, r.returncode, r.stderr)
@@ -813,7 +849,8 @@ def main():
              ("x_opt_summary", check_opt_summary), ("table_and_plots_from_data", check_outputs),
              ("opt_trace_recipe", check_opt_recipe), ("opt_on_real_traces", check_opt_real),
              ("calibrate_rankings", check_calibrate), ("distribution_summary", check_dist),
-             ("distribution_goals", check_goals), ("sample_goals", check_sample),
+             ("distribution_goals", check_goals), ("compare_a_change", check_compare),
+             ("sample_goals", check_sample),
              ("meta_json_from_its_sources", check_meta), ("merge_gather_and_combine", check_merge),
              ("pool_schedule", check_schedule), ("retired_settings_refused", check_retired_settings),
              ("mglru_model_per_family", check_model_families)]
