@@ -410,7 +410,12 @@ rmdir $CG/bpfs1 $CG/bpfs2
 # then saw detect 18.8 % from stable (44,403 against 37,367: detect's own
 # count ran 44-49k), inside the 20 % first asked, with bstable 0.5 % off.
 # 15 % is half again the largest BPF-C gap seen (9.7 %, in some 15
-# rounds) and below the nearest detect seen.  On 3 reads (3 boots) the
+# rounds) and below the nearest detect seen.  regret's own runs spread
+# wider: its C build 30,612 to 36,812 refaults over five reads, the BPF
+# build 9.7 % below it once and 10.0 % to 16.9 % above it four times (a
+# clean clone's make test, 2026-12-07, failed on two reads in a row), so
+# regret's tolerance is 25.5 %, half again 16.9 %, still below detect's
+# distance from it (34 % at the nearest, 49,293 against 36,812).  On 3 reads (3 boots) the
 # builds were within 9.5 %, but detect only 26.5 % from stable, too near
 # the tolerance to tell them apart every time.  A pair whose first read
 # has the BPF build off by more than the tolerance, or detect within it
@@ -431,6 +436,7 @@ rmdir $CG/bpfs1 $CG/bpfs2
 # that declined every decision, and the simulator's bpf_twins_decide_alike
 # is its decision-by-decision check.
 TWIN_LOOPS=4 TWIN_TOL=150 TWIN_NO_SHADOW="baseline protect"
+declare -A TWIN_TOLS=([regret]=255)
 declare -A TWIN_FIGURES=([example]="activated_share")
 declare -A DETECT=()
 AGAIN=() TWIN_AGAIN=0
@@ -457,7 +463,7 @@ twin_verdict() {
 	local x=$1 i=$2 k c b d tol db dd bad='' line='' apart=no ran=''
 	for k in ${TWIN_FIGURES[$x]:-workingset_refault_anon}; do
 		c=$(twin_figure "twinc$i" "$k") b=$(twin_figure "twinb$i" "$k") d=${DETECT[$k]}
-		tol=$((c * TWIN_TOL / 1000)) db=$((b - c)) dd=$((d - c))
+		tol=$((c * ${TWIN_TOLS[$x]:-$TWIN_TOL} / 1000)) db=$((b - c)) dd=$((d - c))
 		line+=" ${k#workingset_}: $x $c, b$x $b, detect $d (within $tol);"
 		[ "${db#-}" -le "$tol" ] || bad+=" ${k#workingset_}: b$x off by $db;"
 		[ "${dd#-}" -le "$tol" ] || apart=yes
